@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the scripts/ pipeline: paths, logging, failure reasons.
+# Sourced, never run.  Every path outside the repository derives from
+# LTTNG_STAGING_CACHE so that one variable moves the whole cache.
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${LTTNG_STAGING_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lttng-staging}
+SRC_PKG=linux-source-6.1
+SRC_TARBALL=/usr/src/$SRC_PKG.tar.xz
+PRISTINE=$CACHE/pristine/$SRC_PKG	# unpacked, never modified
+TREE=${LTTNG_TREE:-$CACHE/main/linux}	# pristine + the series (quilt)
+VARIANT=${LTTNG_VARIANT:-modules}	# modules | builtin
+
+log()  { printf '==> %s\n' "$*" >&2; }
+info() { printf '    %s\n' "$*" >&2; }
+die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 ||
+		die "'$1' not found: run 'make deps' as root (or apt-get install $2)"
+}
+is_root() { [ "$(id -u)" = 0 ]; }
+
+# build_dir VARIANT: the O= directory of one kernel variant.  It lives next
+# to the tree so that ccache (CCACHE_BASEDIR) sees the same relative paths
+# from every tree of the cache.
+build_dir() { echo "$(dirname "$TREE")/build-${1:-$VARIANT}"; }
+
+check_variant() {
+	case "$1" in modules|builtin) ;; *) die "unknown variant '$1' (modules or builtin)";; esac
+}
+
+# debian_mirror: the Debian archive this machine's apt uses for its own
+# release, read from the apt sources (one-line and deb822 formats).
+debian_mirror() {
+	local codename
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+	{ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+	    /etc/apt/sources.list.d/*.sources 2>/dev/null || true; } |
+	awk -v want="$codename" '
+		function flush() {
+			if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " want " ") && uris != "" && !found) {
+				split(uris, u, " "); print u[1]; found = 1
+			}
+			types = ""; uris = ""; suites = ""
+		}
+		/^[[:space:]]*#/ { next }
+		/^deb[[:space:]]/ {
+			sub(/\[[^]]*\][[:space:]]*/, "")
+			if ($3 == want && !found) { print $2; found = 1 }
+			next
+		}
+		/^Types:/  { types = $0; sub(/^Types:[[:space:]]*/, "", types) }
+		/^URIs:/   { uris = $0; sub(/^URIs:[[:space:]]*/, "", uris) }
+		/^Suites:/ { suites = $0; sub(/^Suites:[[:space:]]*/, "", suites) }
+		/^[[:space:]]*$/ { flush() }
+		END { flush() }'
+}
+
+# hash_inputs FILE...: a short content hash of files and directories.
+hash_inputs() {
+	local f
+	for f in "$@"; do
+		if [ -d "$f" ]; then
+			find "$f" -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
+		elif [ -e "$f" ]; then
+			sha256sum "$f"
+		else
+			echo "missing $f"
+		fi
+	done | sed "s|$REPO/||" | sha256sum | cut -c1-16
+}
+
+# kernel_release: the release string of the configured build of $VARIANT.
+kernel_release() {
+	cat "$(build_dir "$1")/include/config/kernel.release" 2>/dev/null ||
+		die "no kernel built for variant '$1': run scripts/build-kernel --variant $1"
+}
