@@ -25,6 +25,9 @@ is_root() { [ "$(id -u)" = 0 ]; }
 # from every tree of the cache.
 build_dir() { echo "$(dirname "$TREE")/build-${1:-$VARIANT}"; }
 
+# image_dir VARIANT: where build-image puts the guest initramfs of a build.
+image_dir() { echo "$(dirname "$TREE")/image-${1:-$VARIANT}"; }
+
 check_variant() {
 	case "$1" in modules|builtin) ;; *) die "unknown variant '$1' (modules or builtin)";; esac
 }
