@@ -7,7 +7,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${LTTNG_STAGING_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lttng-staging}
 SRC_PKG=linux-source-6.1
 SRC_TARBALL=/usr/src/$SRC_PKG.tar.xz
-PRISTINE=$CACHE/pristine/$SRC_PKG	# unpacked, never modified
+PRISTINE=${LTTNG_PRISTINE:-$CACHE/pristine/$SRC_PKG}	# unpacked, never modified
 TREE=${LTTNG_TREE:-$CACHE/main/linux}	# pristine + the series (quilt)
 VARIANT=${LTTNG_VARIANT:-modules}	# modules | builtin
 

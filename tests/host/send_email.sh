@@ -250,7 +250,7 @@ case_git_am() {
 	base=$("$REPO/scripts/send-series" --base-repo) || fail "no cached pristine repository" || return 1
 	wt=$CACHE/send-test/linux
 	common=$(cd "$wt" 2>/dev/null && git rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
-	if [ "$(realpath -m "$common")" != "$(realpath "$base")" ]; then
+	if [ -z "$common" ] || [ "$(realpath -m "$common")" != "$(realpath "$base")" ]; then
 		echo "# checking out the pristine tree into $wt (once)"
 		rm -rf "$wt"
 		git --git-dir="$base" worktree prune
