@@ -25,7 +25,7 @@ done
 ktap_check sessiond_loads_clients \
 	grep -q 'Modprobe successfully lttng-ring-buffer-metadata-mmap-client' $log
 ktap_check sessiond_validates_version \
-	grep -qE 'Kernel tracer version validated \(2\.13' $log
+	grep -qF 'Kernel tracer version validated (2.13, ABI 2.6)' $log
 
 # The tracer core is not there yet: creating a kernel session must fail
 # with lttng's kernel-session error, not hang and not crash anything.
