@@ -11,11 +11,11 @@ if ! modinfo lttng-tracer >/dev/null 2>&1 || grep -q lttng-tracer "/lib/modules/
 	done
 	ktap_exit
 fi
-modprobe -r lttng-tracer 2>/dev/null
-
 clients="lttng-ring-buffer-client-discard lttng-ring-buffer-client-overwrite
 	lttng-ring-buffer-metadata-client lttng-ring-buffer-client-mmap-discard
 	lttng-ring-buffer-client-mmap-overwrite lttng-ring-buffer-metadata-mmap-client"
+# Start from nothing loaded, whatever earlier tests left.
+for c in $clients lttng-tracer; do modprobe -r "$c" 2>/dev/null; done
 
 errors=0
 for i in $(seq 100); do

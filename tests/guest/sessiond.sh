@@ -4,17 +4,17 @@
 #              version, and fails cleanly on what the driver lacks so far
 # requires: lttng-tools 2.13 in the guest
 . "$(dirname "$0")/ktap.sh"
-ktap_plan 4
+ktap_plan 5
 
 if ! command -v lttng-sessiond >/dev/null; then
-	for c in sessiond_loads_clients sessiond_validates_version kernel_session_refused sessiond_survives; do
+	for c in sessiond_loads_clients sessiond_validates_version kernel_session_refused sessiond_survives sessiond_unloads_clients; do
 		ktap_skip $c "lttng-tools not installed"
 	done
 	ktap_exit
 fi
 log=/tmp/sessiond.log
 pkill lttng-sessiond 2>/dev/null
-lttng-sessiond -vvv --no-ust >$log 2>&1 &
+lttng-sessiond -vvv >$log 2>&1 &
 spid=$!
 for i in $(seq 100); do
 	lttng list >/dev/null 2>&1 && break
@@ -34,9 +34,11 @@ out=$(timeout 60 lttng enable-event -k sched_switch 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
 ktap_check kernel_session_refused \
-	[ $st -ne 0 ] && [ $st -ne 124 ] && grep -qi 'kernel' <<<"$out"
+	[ $st -ne 0 ] && [ $st -ne 124 ] && grep -qF 'Kernel create session failed' <<<"$out"
 ktap_check sessiond_survives kill -0 $spid
 lttng destroy -a >/dev/null 2>&1
 kill $spid; wait $spid 2>/dev/null
+# On exit the daemon unloads the modules it loaded, in reverse order.
+ktap_check sessiond_unloads_clients [ -z "$(grep lttng_ring_buffer /proc/modules)" ]
 grep -iE 'kernel|modprobe|tracer' $log | head -n 40 | sed 's/^/# log: /'
 ktap_exit
