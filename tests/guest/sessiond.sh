@@ -40,5 +40,5 @@ lttng destroy -a >/dev/null 2>&1
 kill $spid; wait $spid 2>/dev/null
 # On exit the daemon unloads the modules it loaded, in reverse order.
 ktap_check sessiond_unloads_clients [ -z "$(grep lttng_ring_buffer /proc/modules)" ]
-grep -iE 'kernel|modprobe|tracer' $log | head -n 40 | sed 's/^/# log: /'
+[ $ktap_failed = 0 ] || grep -E 'Modprobe|version|Kernel|ERROR|Error' $log | head -n 40 | sed 's/^/# log: /'
 ktap_exit
