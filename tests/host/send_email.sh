@@ -56,8 +56,9 @@ trap 'exit 130' INT TERM HUP
 
 # The sender as the user's git config says, in a private global config so
 # that no sendemail.* setting of the user's points the test elsewhere.
-name=$(git -C "$REPO" config user.name || true)
-email=$(git -C "$REPO" config user.email || true)
+# A machine without a git identity (a fresh CI box) sends as a test sender.
+name=$(git -C "$REPO" config user.name || echo "LTTng Staging Test")
+email=$(git -C "$REPO" config user.email || echo "lttng-staging-test@example.org")
 export GIT_CONFIG_GLOBAL=$tmp/gitconfig GIT_CONFIG_NOSYSTEM=1
 git config --file "$GIT_CONFIG_GLOBAL" user.name "$name"
 git config --file "$GIT_CONFIG_GLOBAL" user.email "$email"
