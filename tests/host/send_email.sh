@@ -296,6 +296,8 @@ case_no_other_paths() {
 case_builds() {
 	local cfg out targets=() f t0=$SECONDS
 	cfg=$(build_dir modules)/.config
+	# On a cold machine the main build comes later; bisect.sh made this one.
+	[ -f "$cfg" ] || cfg=$CACHE/check/build-modules/.config
 	[ -f "$cfg" ] || { ktap_skip_reason="no $cfg: run scripts/build-kernel first"; return 2; }
 	out=$CACHE/send-test/build
 	rm -rf "$out"
