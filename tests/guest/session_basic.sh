@@ -19,6 +19,7 @@ top=/tmp/session_basic
 rm -rf $top
 mkdir -p $top
 pkill lttng-sessiond 2>/dev/null
+for i in $(seq 100); do pgrep lttng-sessiond >/dev/null || break; sleep 0.2; done
 lttng-sessiond -d >$top/sessiond.log 2>&1
 for i in $(seq 100); do
 	lttng list >/dev/null 2>&1 && break
@@ -97,13 +98,14 @@ one_case() {
 		sleep 0.2
 	done
 	ls -lR "$dir" >>"$log" 2>&1
-	ktap_check "${name}_stream_files" \
-		[ -s "$kdir/metadata" ] && [ "$(ls "$kdir" | grep -c '^c0_[0-9]*$')" = "$ncpu" ]
+	[ -s "$kdir/metadata" ] && [ "$(ls "$kdir" | grep -c '^c0_[0-9]*$')" = "$ncpu" ]
+	ktap_status "${name}_stream_files" $?
 
 	babeltrace2 "$dir" >"$dir.out" 2>"$dir.err"
 	local st=$?
 	sed 's/^/# stderr: /' "$dir.err" | head -n 20
-	ktap_check "${name}_babeltrace2_clean" [ $st = 0 ] && [ ! -s "$dir.err" ]
+	[ $st = 0 ] && [ ! -s "$dir.err" ]
+	ktap_status "${name}_babeltrace2_clean" $?
 
 	ok=1
 	for f in "$kdir"/c0_*; do

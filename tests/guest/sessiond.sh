@@ -28,13 +28,13 @@ ktap_check sessiond_validates_version \
 	grep -qF 'Kernel tracer version validated (2.13, ABI 2.6)' $log
 
 # The kernel session, its default channel and the event enabler are
-# created (no probe records sched_switch yet), and the session starts.
+# created, and the session starts.
 lttng create t -o /tmp/sessiond-trace >/dev/null 2>&1
 out=$(timeout 60 lttng enable-event -k sched_switch 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
-ktap_check kernel_event_enabled \
-	[ $st = 0 ] && grep -qF 'kernel event sched_switch created' <<<"$out"
+[ $st = 0 ] && grep -qF 'kernel event sched_switch created' <<<"$out"
+ktap_status kernel_event_enabled $?
 out=$(timeout 60 lttng start 2>&1)
 st=$?
 echo "$out" | sed 's/^/# /'
