@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# description: the events of a module loaded while a session runs are
+#              recorded, with every kind of TRACE_EVENT field decoded (the
+#              kernel's trace-events-sample module: __array, __field,
+#              __dynamic_array, __string, __bitmask, __cpumask, __vstring,
+#              __string_len, __rel_loc); the module cannot be removed under
+#              the session, and can after it
+# requires: lttng-tools 2.13, babeltrace2, CONFIG_SAMPLE_TRACE_EVENTS=m
+. "$(dirname "$0")/ktap.sh"
+ktap_plan 7
+names="commands_ok rmmod_refused_while_traced rmmod_after_destroy foo_bar_recorded foo_bar_fields foo_rel_loc_fields babeltrace2_clean"
+
+skip_all() {
+	for n in $names; do ktap_skip "$n" "$1"; done
+	ktap_exit
+}
+command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
+	skip_all "lttng-tools or babeltrace2 not installed"
+modinfo trace-events-sample >/dev/null 2>&1 || skip_all "no trace-events-sample module"
+rmmod trace-events-sample 2>/dev/null
+
+top=/tmp/module_events
+rm -rf $top
+mkdir -p $top
+log=$top/log
+pgrep lttng-sessiond >/dev/null || lttng-sessiond -d >$top/sessiond.log 2>&1
+for i in $(seq 100); do
+	lttng list >/dev/null 2>&1 && break
+	sleep 0.2
+done
+
+run() {
+	echo "\$ $*" >>"$log"
+	timeout -s KILL 120 "$@" >>"$log" 2>&1
+}
+
+ok=1
+run lttng create m -o $top/m || ok=0
+run lttng enable-channel -k c0 --subbuf-size 256k || ok=0
+# No such event exists yet: the module brings it.
+run lttng enable-event -k -c c0 'foo_*' || ok=0
+run lttng start || ok=0
+run modprobe trace-events-sample || ok=0
+# The sample's thread fires its events once a second.
+sleep 4
+rmmod trace-events-sample 2>>"$log"
+rm_st=$?
+run lttng stop || ok=0
+run lttng destroy || ok=0
+rmmod trace-events-sample 2>>"$log"
+rm_after=$?
+[ $ok = 1 ] || sed 's/^/# /' "$log"
+ktap_check commands_ok [ $ok = 1 ]
+ktap_check rmmod_refused_while_traced [ $rm_st != 0 ]
+ktap_check rmmod_after_destroy [ $rm_after = 0 ]
+
+babeltrace2 $top/m >$top/m.txt 2>$top/m.err
+st=$?
+n=$(grep -c ' foo_bar: ' $top/m.txt)
+echo "# $n foo_bar events"
+ktap_check foo_bar_recorded [ "$n" -ge 2 ]
+
+# Each foo_bar event, against what trace-events-sample.c passes for its
+# counter bar: foo "hello", list 1..bar%5, vstr "iter=bar", lstr the
+# first min(bar/2, 5) bytes of "hello", the strings of its table; and
+# bar counts up by one.
+hello=hello
+strs=("Mother Goose" "Snoopy" "Gandalf" "Frodo" "One ring to rule them all")
+check_foo_bar() {
+	local line bar prev="" want_list i len
+	while read -r line; do
+		bar=$(sed -nE 's/.* bar = ([0-9]+),.*/\1/p' <<<"$line")
+		[ -n "$bar" ] || { echo "# no bar: $line"; return 1; }
+		len=$((bar % 5))
+		want_list="list = \\[ "
+		for ((i = 0; i < len; i++)); do
+			want_list+="\\[$i\\] = $((i + 1))"
+			[ $i -lt $((len - 1)) ] && want_list+=", "
+		done
+		want_list+=" ?\\]"
+		i=$((bar / 2 < 5 ? bar / 2 : 5))
+		if ! grep -qE "foo = \"hello\", bar = $bar, " <<<"$line" ||
+		   ! grep -qE "$want_list" <<<"$line" ||
+		   ! grep -qF "str = \"${strs[$len]}\"" <<<"$line" ||
+		   ! grep -qF "vstr = \"iter=$bar\"" <<<"$line" ||
+		   ! grep -qF "lstr = \"${hello:0:$i}\"" <<<"$line"; then
+			echo "# unexpected fields for bar $bar: $line"
+			return 1
+		fi
+		if [ -n "$prev" ] && [ "$bar" != $((prev + 1)) ]; then
+			echo "# bar $bar after $prev"
+			return 1
+		fi
+		prev=$bar
+	done <<<"$(grep ' foo_bar: ' $top/m.txt)"
+	[ -n "$prev" ]
+}
+check_foo_bar
+ktap_status foo_bar_fields $?
+
+# foo_rel_loc: __rel_loc string and bitmask (0xdeadbeef), and bar.
+line=$(grep ' foo_rel_loc: ' $top/m.txt | tail -n 1)
+echo "# $line" | cut -c1-300
+grep -qE 'foo = "Hello __rel_loc", bar = [0-9]+, .*bitmask = \[ \[0\] = 0xDEADBEEF' -i <<<"$line"
+ktap_status foo_rel_loc_fields $?
+
+sed 's/^/# stderr: /' $top/m.err | head -n 5
+[ $st = 0 ] && [ ! -s $top/m.err ]
+ktap_status babeltrace2_clean $?
+lttng destroy -a >/dev/null 2>&1
+pkill lttng-sessiond
+for i in $(seq 100); do pgrep lttng-sessiond >/dev/null || break; sleep 0.2; done
+ktap_exit
