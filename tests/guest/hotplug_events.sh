@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# description: a CPU taken offline and back online during a session still
+#              records: every getppid a program pinned to it makes after it
+#              came back is in the trace, with that CPU's id
+# requires: lttng-tools 2.13, babeltrace2, CONFIG_HOTPLUG_CPU, 2 CPUs
+. "$(dirname "$0")/ktap.sh"
+ktap_plan 3
+here=$(dirname "$0")
+names="commands_ok cpu_back_online events_after_online"
+
+skip_all() {
+	for n in $names; do ktap_skip "$n" "$1"; done
+	ktap_exit
+}
+command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
+	skip_all "lttng-tools or babeltrace2 not installed"
+online=/sys/devices/system/cpu/cpu1/online
+[ -w $online ] || skip_all "CPU 1 cannot be taken offline"
+
+top=/tmp/hotplug_events
+rm -rf $top
+mkdir -p $top
+log=$top/log
+pgrep lttng-sessiond >/dev/null || lttng-sessiond -d >$top/sessiond.log 2>&1
+for i in $(seq 100); do
+	lttng list >/dev/null 2>&1 && break
+	sleep 0.2
+done
+
+run() {
+	echo "\$ $*" >>"$log"
+	timeout -s KILL 120 "$@" >>"$log" 2>&1
+}
+
+n=500
+ok=1
+run lttng create hp -o $top/hp || ok=0
+run lttng enable-channel -k c0 --subbuf-size 1M || ok=0
+run lttng enable-event -k -c c0 --syscall getppid || ok=0
+run lttng add-context -k -c c0 -t tid || ok=0
+run lttng start || ok=0
+echo 0 >$online || ok=0
+sleep 0.5
+echo 1 >$online || ok=0
+back=$(cat $online)
+# The counters come back from a work item: give it a moment.
+sleep 1
+taskset -c 1 "$here/syscall_workload" repeat $n >$top/truth || ok=0
+run lttng stop || ok=0
+run lttng destroy || ok=0
+[ $ok = 1 ] || sed 's/^/# /' "$log"
+ktap_check commands_ok [ $ok = 1 ]
+ktap_check cpu_back_online [ "$back" = 1 ]
+
+eval "$(sed 's/ /;/g' $top/truth)"
+babeltrace2 $top/hp >$top/hp.txt 2>$top/hp.err
+got=$(grep -c "syscall_entry_getppid: { cpu_id = 1 }, { tid = $tid }" $top/hp.txt)
+echo "# $n getppid on CPU 1 after it came back: $got entry events recorded"
+sed 's/^/# stderr: /' $top/hp.err | head -n 3
+[ "$got" = $n ] && [ ! -s $top/hp.err ]
+ktap_status events_after_online $?
+
+lttng destroy -a >/dev/null 2>&1
+pkill lttng-sessiond
+for i in $(seq 100); do pgrep lttng-sessiond >/dev/null || break; sleep 0.2; done
+ktap_exit

@@ -1,0 +1,569 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# description: the stock lttng-tools record kernel trace events that
+#              babeltrace2 reads back with the values the test caused:
+#              fork/exec/exit of a child it forks, the sched_switch and
+#              sched_wakeup counts of a SCHED_FIFO ping-pong, context
+#              fields, timestamps,
+#              mmap/overwrite/snapshot output, and exact accounting of
+#              recorded plus discarded events
+# requires: lttng-tools 2.13 and babeltrace2 in the guest, root
+#           (SCHED_FIFO), trace_workload next to this script
+# shellcheck disable=SC2317 # the case_* functions run through ktap_check
+. "$(dirname "$0")/ktap.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+wl=$here/trace_workload
+cases="list_kernel_events wildcard_sched_process fork_exec_exit
+	pingpong_sched_switch pingpong_sched_wakeup contexts
+	timestamps_per_cpu_ordered
+	timestamps_in_session_window output_mmap output_overwrite
+	output_snapshot discard_accounting"
+ktap_plan 12
+
+skip_all() {
+	local c
+	for c in $cases; do ktap_skip "$c" "$1"; done
+	ktap_exit
+}
+command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
+	skip_all "lttng-tools or babeltrace2 not installed"
+[ -x "$wl" ] || skip_all "$wl not installed"
+[ "$(id -u)" = 0 ] || skip_all "not root"
+
+top=/tmp/trace_events
+rm -rf $top
+mkdir -p $top/bin
+# The exec target: a path and a comm no other process has.
+exec_target=$top/bin/tev-true
+cp /bin/true $exec_target
+pingpong_n=1000
+forks_m=${TRACE_EVENTS_FORKS:-10000}
+
+pkill lttng-sessiond 2>/dev/null
+lttng-sessiond -d >$top/sessiond.log 2>&1
+for _ in $(seq 100); do
+	lttng list >/dev/null 2>&1 && break
+	sleep 0.2
+done
+
+# lt CMD...: one lttng command under a timeout, logged in $log; on
+# failure, says which and shows its output.
+lt() {
+	local st
+	echo "\$ lttng $*" >>"$log"
+	timeout -s KILL 60 lttng "$@" >"$log.cmd" 2>&1
+	st=$?
+	cat "$log.cmd" >>"$log"
+	if [ $st != 0 ]; then
+		echo "# lttng $* failed (status $st):"
+		sed 's/^/#   /' "$log.cmd" | head -n 10
+	fi
+	return $st
+}
+
+# session NAME [CREATE-OPTS...]: a new session writing to $top/NAME, the
+# only one (whatever a failed case left is destroyed).
+session() {
+	local name=$1; shift
+	log=$top/$name.log
+	timeout -s KILL 60 lttng destroy -a >/dev/null 2>&1
+	lt create "te_$name" -o "$top/$name" "$@"
+}
+
+# finish: stop and destroy the current session.
+finish() {
+	lt stop && lt destroy
+}
+
+# Each babeltrace2 text line as one line of tab-separated KEY=VALUE words,
+# with a tab at both ends: ln= (line number in the text), ev=, ts=, then
+# the packet context fields as P.NAME, the stream event context fields as
+# C.NAME and the payload fields as F.NAME (strings without their quotes):
+#   [1700000000.123456789] (+0.000001234) host sched_switch: { cpu_id = 0 },
+#       { prev_comm = "x", prev_pid = 12, ... }
+#   ->  ln=1 ev=sched_switch ts=1700000000.123456789 P.cpu_id=0 F.prev_comm=x ...
+normalize() {
+	awk '
+	/^\[/ {
+		ts = substr($0, 2, index($0, "]") - 2)
+		i = index($0, ": { ")
+		if (!i)
+			next
+		nh = split(substr($0, 1, i - 1), h, " ")
+		body = substr($0, i + 4)
+		sub(/ }$/, "", body)
+		ns = split(body, sc, / }, { /)
+		out = "\tln=" NR "\tev=" h[nh] "\tts=" ts
+		for (s = 1; s <= ns; s++) {
+			if (s == 1)
+				p = "P."
+			else if (s == ns)
+				p = "F."
+			else
+				p = "C."
+			nf = split(sc[s], kv, /, /)
+			for (j = 1; j <= nf; j++) {
+				e = index(kv[j], " = ")
+				if (!e)
+					continue
+				k = substr(kv[j], 1, e - 1)
+				v = substr(kv[j], e + 3)
+				if (v ~ /^".*"$/)
+					v = substr(v, 2, length(v) - 2)
+				out = out "\t" p k "=" v
+			}
+		}
+		print out "\t"
+	}' "$1"
+}
+
+# read_trace NAME: babeltrace2 on the trace of session NAME into
+# NAME.txt (text), NAME.err (stderr), NAME.ev (normalized); its status.
+read_trace() {
+	local t=$top/$1 st
+	timeout -s KILL 120 babeltrace2 --clock-seconds "$t" >"$t.txt" 2>"$t.err"
+	st=$?
+	normalize "$t.txt" >"$t.ev"
+	return $st
+}
+
+# events FILE KEY=VALUE...: the normalized events with all those words.
+events() {
+	local f=$1; shift
+	awk -v want="$*" '
+		BEGIN { n = split(want, w, " ") }
+		{
+			for (i = 1; i <= n; i++)
+				if (!index($0, "\t" w[i] "\t"))
+					next
+			print
+		}' "$f"
+}
+count() { events "$@" | wc -l; }
+
+# field KEY: the value of KEY in the normalized event on stdin.
+field() {
+	awk -F '\t' -v k="$1=" '{
+		for (i = 1; i <= NF; i++)
+			if (index($i, k) == 1) {
+				print substr($i, length(k) + 1)
+				exit
+			}
+	}'
+}
+
+# kv TEXT KEY: the value of KEY=VALUE in a workload's output line.
+kv() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
+
+# expect WHAT GOT WANT: one assertion; on failure say it and mark $bad.
+expect() {
+	if [ "$2" != "$3" ]; then
+		echo "# $1: got '$2', want '$3'"
+		bad=1
+	fi
+}
+
+# show NAME REGEX: the first babeltrace2 lines (and stderr) matching REGEX.
+show() {
+	local t=$top/$1
+	grep -E "$2" "$t.txt" | head -n 15 | sed 's/^/# bt: /'
+	head -n 5 "$t.err" | sed 's/^/# bt stderr: /'
+}
+
+# bt_clean NAME: babeltrace2 exited 0 with nothing on stderr.
+bt_clean() {
+	local st=$1
+	[ "$st" = 0 ] && [ ! -s "$top/$2.err" ] && return 0
+	echo "# babeltrace2 status $st, stderr:"
+	head -n 10 "$top/$2.err" | sed 's/^/#   /'
+	bad=1
+	return 1
+}
+
+# fork_exec_exit_seen NAME OUT: the trace of session NAME has exactly one
+# fork, one exec and one exit of the child of the forkexec workload whose
+# output is OUT, with the values the workload gave them, in that order.
+fork_exec_exit_seen() {
+	local name=$1 out=$2 f=$top/$1.ev parent child fork exec exit
+	parent=$(kv "$out" parent)
+	child=$(kv "$out" child)
+	expect "forkexec workload status" "$(kv "$out" status)" 0
+	[ -n "$parent" ] && [ -n "$child" ] || { echo "# workload said '$out'"; bad=1; return 1; }
+	fork=$(events "$f" ev=sched_process_fork F.child_pid="$child")
+	exec=$(events "$f" ev=sched_process_exec F.pid="$child")
+	exit=$(events "$f" ev=sched_process_exit F.pid="$child")
+	expect "sched_process_fork events with child_pid=$child" "$(grep -c . <<<"$fork")" 1
+	expect "sched_process_exec events with pid=$child" "$(grep -c . <<<"$exec")" 1
+	expect "sched_process_exit events with pid=$child" "$(grep -c . <<<"$exit")" 1
+	expect "fork parent_pid" "$(field F.parent_pid <<<"$fork")" "$parent"
+	expect "fork parent_comm" "$(field F.parent_comm <<<"$fork")" trace_workload
+	expect "fork child_comm" "$(field F.child_comm <<<"$fork")" trace_workload
+	expect "exec filename" "$(field F.filename <<<"$exec")" "$exec_target"
+	expect "exec old_pid" "$(field F.old_pid <<<"$exec")" "$child"
+	expect "exit comm" "$(field F.comm <<<"$exit")" tev-true
+	if [ "$(grep -c . <<<"$fork$exec$exit")" = 3 ]; then
+		local lf le lx
+		lf=$(field ln <<<"$fork")
+		le=$(field ln <<<"$exec")
+		lx=$(field ln <<<"$exit")
+		if ! [ "$lf" -lt "$le" ] || ! [ "$le" -lt "$lx" ]; then
+			echo "# fork, exec, exit out of order: lines $lf, $le, $lx"
+			bad=1
+		fi
+	fi
+	[ $bad = 0 ] || show "$name" "pid = ($parent|$child)[,} ]"
+	[ $bad = 0 ]
+}
+
+case_list_kernel_events() {
+	local out ev ok=1
+	log=$top/list.log
+	out=$(timeout -s KILL 60 lttng list -k 2>&1)
+	echo "$out" >"$log"
+	for ev in sched_switch irq_handler_entry sched_process_fork softirq_entry; do
+		if ! grep -qE "^[[:space:]]+${ev}[[:space:]]" <<<"$out"; then
+			echo "# 'lttng list -k' does not list $ev"
+			ok=0
+		fi
+	done
+	[ $ok = 1 ] || head -n 20 <<<"$out" | sed 's/^/# list: /'
+	[ $ok = 1 ]
+}
+
+case_wildcard_sched_process() {
+	local out st bad=0 n
+	session wildcard || return 1
+	lt enable-event -k 'sched_process_*' && lt start || return 1
+	out=$("$wl" forkexec "$exec_target")
+	finish || return 1
+	read_trace wildcard
+	bt_clean $? wildcard
+	fork_exec_exit_seen wildcard "$out"
+	expect "sched_switch events" "$(count "$top/wildcard.ev" ev=sched_switch)" 0
+	n=$(grep -vc $'\tev=sched_process_[a-z]*\t' "$top/wildcard.ev")
+	expect "events not named sched_process_*" "$n" 0
+	[ "$n" = 0 ] || grep -v $'\tev=sched_process_' "$top/wildcard.ev" | head -n 5 | sed 's/^/# /'
+	[ $bad = 0 ]
+}
+
+case_fork_exec_exit() {
+	local out bad=0 e
+	session fee || return 1
+	for e in sched_process_fork sched_process_exec sched_process_exit; do
+		lt enable-event -k $e || return 1
+	done
+	lt start || return 1
+	out=$("$wl" forkexec "$exec_target")
+	finish || return 1
+	read_trace fee
+	bt_clean $? fee
+	fork_exec_exit_seen fee "$out"
+}
+
+# The ping-pong cases share one session: sched_switch and sched_wakeup
+# while trace_workload's two SCHED_FIFO threads hand a byte back and forth
+# $pingpong_n times on one CPU.  pp_a, pp_b: their tids; pp_cpu: the CPU.
+pp_ok=0
+pingpong_session() {
+	local out bad=0 rt st
+	session pingpong || return 1
+	lt enable-event -k sched_switch && lt enable-event -k sched_wakeup &&
+		lt start || return 1
+	# No RT throttling: it would switch the ping-pong threads out.
+	rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+	out=$("$wl" pingpong $pingpong_n tev-ping tev-pong)
+	st=$?
+	echo "$rt" >/proc/sys/kernel/sched_rt_runtime_us
+	finish || return 1
+	expect "pingpong workload status" "$st" 0
+	pp_a=$(kv "$out" a)
+	pp_b=$(kv "$out" b)
+	pp_cpu=$(kv "$out" cpu)
+	if [ -z "$pp_a" ] || [ -z "$pp_b" ] || [ "$(kv "$out" n)" != $pingpong_n ]; then
+		echo "# workload said '$out'"
+		return 1
+	fi
+	read_trace pingpong
+	bt_clean $? pingpong
+	[ $bad = 0 ] && pp_ok=1
+}
+
+# Each handoff is one switch, both ways (see trace_workload.c), with the
+# names, the priorities (prio = 99 - rt priority 10) and the CPU of the
+# two threads.
+case_pingpong_sched_switch() {
+	local bad=0 a b cpu n=$pingpong_n f=$top/pingpong.ev
+	pingpong_session || return 1
+	a=$pp_a b=$pp_b cpu=$pp_cpu
+	expect "switches prev_pid=$a next_pid=$b" \
+		"$(count $f ev=sched_switch F.prev_pid="$a" F.next_pid="$b")" "$n"
+	expect "switches prev_pid=$b next_pid=$a" \
+		"$(count $f ev=sched_switch F.prev_pid="$b" F.next_pid="$a")" "$n"
+	expect "switches tev-ping -> tev-pong, prio 89, on CPU $cpu" \
+		"$(count $f ev=sched_switch P.cpu_id="$cpu" F.prev_pid="$a" F.next_pid="$b" \
+			F.prev_comm=tev-ping F.next_comm=tev-pong F.prev_prio=89 F.next_prio=89)" "$n"
+	expect "switches tev-pong -> tev-ping, prio 89, on CPU $cpu" \
+		"$(count $f ev=sched_switch P.cpu_id="$cpu" F.prev_pid="$b" F.next_pid="$a" \
+			F.prev_comm=tev-pong F.next_comm=tev-ping F.prev_prio=89 F.next_prio=89)" "$n"
+	[ $bad = 0 ] || show pingpong "_pid = ($a|$b)[,} ]"
+	[ $bad = 0 ]
+}
+
+# between FROM TO: the normalized events on stdin from text line FROM to TO.
+between() {
+	awk -F '\t' -v from="$1" -v to="$2" '
+		{ l = substr($2, 4) + 0 }
+		l >= from && l <= to'
+}
+
+# From the first switch A -> B to the last switch B -> A, each write wakes
+# the other thread: A is woken N times (by B's N writes), B N - 1 times
+# (A's first write comes before the window); each wakeup names the thread,
+# its priority and its CPU.
+case_pingpong_sched_wakeup() {
+	local bad=0 a=$pp_a b=$pp_b cpu=$pp_cpu n=$pingpong_n f=$top/pingpong.ev from to
+	[ $pp_ok = 1 ] || { echo "# the ping-pong session failed"; return 1; }
+	from=$(events $f ev=sched_switch F.prev_pid="$a" F.next_pid="$b" | head -n 1 | field ln)
+	to=$(events $f ev=sched_switch F.prev_pid="$b" F.next_pid="$a" | tail -n 1 | field ln)
+	[ -n "$from" ] && [ -n "$to" ] || { echo "# no ping-pong switches"; return 1; }
+	expect "wakeups of pid $a" \
+		"$(events $f ev=sched_wakeup F.pid="$a" | between "$from" "$to" | wc -l)" "$n"
+	expect "wakeups of pid $b" \
+		"$(events $f ev=sched_wakeup F.pid="$b" | between "$from" "$to" | wc -l)" $((n - 1))
+	expect "wakeups of tev-ping, prio 89, target_cpu $cpu, on CPU $cpu" \
+		"$(events $f ev=sched_wakeup P.cpu_id="$cpu" F.pid="$a" F.comm=tev-ping F.prio=89 \
+			F.target_cpu="$cpu" | between "$from" "$to" | wc -l)" "$n"
+	expect "wakeups of tev-pong, prio 89, target_cpu $cpu, on CPU $cpu" \
+		"$(events $f ev=sched_wakeup P.cpu_id="$cpu" F.pid="$b" F.comm=tev-pong F.prio=89 \
+			F.target_cpu="$cpu" | between "$from" "$to" | wc -l)" $((n - 1))
+	[ $bad = 0 ] || show pingpong "sched_wakeup: .* pid = ($a|$b)[,} ]"
+	[ $bad = 0 ]
+}
+
+# The stock lttng 2.13 has no cpu_id context ('Unknown context type
+# cpu_id'): the CPU is checked in the packet context, against the CPU the
+# child moved to before exiting (the last one).
+case_contexts() {
+	local out bad=0 parent child line f=$top/contexts.ev t cpu=$(($(nproc) - 1))
+	session contexts || return 1
+	lt enable-event -k sched_process_exit || return 1
+	lt add-context -k -t pid -t tid -t procname -t prio -t nice -t ppid \
+		-t vpid -t vtid || return 1
+	lt start || return 1
+	out=$("$wl" nicechild 7 tev-nice7 $cpu)
+	finish || return 1
+	expect "nicechild workload status" "$(kv "$out" status)" 0
+	parent=$(kv "$out" parent)
+	child=$(kv "$out" child)
+	read_trace contexts
+	bt_clean $? contexts
+	line=$(events $f ev=sched_process_exit F.pid="$child")
+	expect "sched_process_exit events with pid=$child" "$(grep -c . <<<"$line")" 1
+	for t in pid tid vpid vtid; do
+		expect "context $t" "$(field C.$t <<<"$line")" "$child"
+	done
+	expect "context procname" "$(field C.procname <<<"$line")" tev-nice7
+	expect "context nice" "$(field C.nice <<<"$line")" 7
+	expect "context prio (task_prio: 20 + nice)" "$(field C.prio <<<"$line")" 27
+	expect "context ppid" "$(field C.ppid <<<"$line")" "$parent"
+	expect "packet cpu_id" "$(field P.cpu_id <<<"$line")" $cpu
+	expect "payload comm" "$(field F.comm <<<"$line")" tev-nice7
+	expect "payload prio (p->prio: 120 + nice)" "$(field F.prio <<<"$line")" 127
+	[ $bad = 0 ] || show contexts "pid = ${child}[,} ]"
+	[ $bad = 0 ]
+}
+
+# The timestamps cases share one session: sched_switch, sched_wakeup and
+# sched_process_* while a fork/exec and a short ping-pong run.
+ts_t0=0
+ts_t1=0
+ts_ok=0
+timestamps_session() {
+	local e out bad=0
+	session timestamps || return 1
+	for e in sched_switch sched_wakeup 'sched_process_*'; do
+		lt enable-event -k "$e" || return 1
+	done
+	ts_t0=$(date +%s%N)
+	lt start || return 1
+	out=$("$wl" forkexec "$exec_target")
+	"$wl" pingpong 50 tev-ping tev-pong >/dev/null
+	lt stop || return 1
+	ts_t1=$(date +%s%N)
+	lt destroy || return 1
+	read_trace timestamps
+	bt_clean $? timestamps
+	# The workload's events are there (else the window is vacuous).
+	fork_exec_exit_seen timestamps "$out"
+	[ $bad = 0 ] && ts_ok=1
+}
+
+case_timestamps_per_cpu_ordered() {
+	timestamps_session || return 1
+	awk -F '\t' '
+	{
+		cpu = ""; ts = ""
+		for (i = 1; i <= NF; i++) {
+			if (index($i, "P.cpu_id=") == 1)
+				cpu = substr($i, 10)
+			else if (index($i, "ts=") == 1)
+				ts = substr($i, 4)
+			else if (index($i, "ln=") == 1)
+				l = substr($i, 4)
+		}
+		if (cpu == "" || split(ts, t, ".") != 2 || length(t[2]) != 9) {
+			printf "# no cpu_id or seconds.nanoseconds timestamp: %s\n", $0
+			bad = 1
+			next
+		}
+		n++
+		t[1] += 0
+		t[2] += 0
+		if (cpu in s && (t[1] < s[cpu] || (t[1] == s[cpu] && t[2] < ns[cpu]))) {
+			printf "# CPU %s: %s after %d.%09d (text lines %s, %s)\n",
+				cpu, ts, s[cpu], ns[cpu], ln[cpu], l
+			bad = 1
+		}
+		s[cpu] = t[1]
+		ns[cpu] = t[2]
+		ln[cpu] = l
+	}
+	END { if (!n) print "# no event"; exit bad || !n }' "$top/timestamps.ev"
+}
+
+case_timestamps_in_session_window() {
+	[ $ts_ok = 1 ] || { echo "# the timestamps session failed"; return 1; }
+	awk -F '\t' -v t0s="${ts_t0%?????????}" -v t0n="${ts_t0: -9}" \
+		-v t1s="${ts_t1%?????????}" -v t1n="${ts_t1: -9}" '
+	{
+		for (i = 1; i <= NF; i++)
+			if (index($i, "ts=") == 1)
+				ts = substr($i, 4)
+		split(ts, t, ".")
+		t[1] += 0; t[2] += 0
+		if (t[1] < t0s || (t[1] == t0s && t[2] < t0n) ||
+		    t[1] > t1s || (t[1] == t1s && t[2] > t1n)) {
+			printf "# %s outside [%s.%09d, %s.%09d]: %s\n", ts, t0s, t0n, t1s, t1n, $0
+			if (++bad == 5)
+				exit 1
+		}
+		n++
+	}
+	END { if (!n) print "# no event"; exit bad || !n }' "$top/timestamps.ev"
+}
+
+# output MODE: the fork/exec/exit scenario through one output mode.
+output_mode() {
+	local mode=$1 out bad=0 e create=() chan=()
+	case $mode in
+	mmap) chan=(--output mmap) ;;
+	overwrite) chan=(--overwrite) ;;
+	snapshot) create=(--snapshot) ;;
+	esac
+	session "$mode" "${create[@]}" || return 1
+	lt enable-channel -k c0 "${chan[@]}" || return 1
+	for e in sched_process_fork sched_process_exec sched_process_exit; do
+		lt enable-event -k -c c0 $e || return 1
+	done
+	lt start || return 1
+	out=$("$wl" forkexec "$exec_target")
+	if [ "$mode" = snapshot ]; then
+		lt snapshot record || return 1
+	fi
+	finish || return 1
+	read_trace "$mode"
+	bt_clean $? "$mode"
+	fork_exec_exit_seen "$mode" "$out"
+}
+case_output_mmap() { output_mode mmap; }
+case_output_overwrite() { output_mode overwrite; }
+case_output_snapshot() { output_mode snapshot; }
+
+# A 2 x 4 KiB discard channel and only sched_process_fork, while the
+# workload forks M children as fast as it can: every fork is either
+# recorded or counted as discarded.  The consumer is woken every 2 s (read
+# timer) and finds at most the two sub-buffers (some 150 records) full, so
+# discards are certain even on a slow host.  The workload is started before the
+# session and released through a FIFO, so the only other forks while
+# tracing are the shell's ('lttng stop', the timeout it runs), after the
+# workload has let the consumer drain the buffers for 5 s.
+case_discard_accounting() {
+	local bad=0 wpid st parent recorded discarded others f=$top/discard.ev
+	session discard || return 1
+	lt enable-channel -k c0 --subbuf-size 4096 --num-subbuf 2 --output splice \
+		--read-timer 2000000 || return 1
+	lt enable-event -k -c c0 sched_process_fork || return 1
+	rm -f $top/go
+	mkfifo $top/go
+	"$wl" forks "$forks_m" 5 <$top/go >$top/forks.out 2>&1 &
+	wpid=$!
+	exec 8>$top/go
+	if ! lt start; then
+		exec 8>&-
+		wait $wpid
+		return 1
+	fi
+	echo go >&8
+	exec 8>&-
+	wait $wpid
+	st=$?
+	finish || return 1
+	expect "forks workload status" "$st" 0
+	parent=$(kv "$(cat $top/forks.out)" parent)
+	expect "forks workload pid" "$parent" "$wpid"
+	read_trace discard
+	expect "babeltrace2 status" $? 0
+	recorded=$(count $f ev=sched_process_fork F.parent_pid="$wpid")
+	discarded=$(sed -n 's/.*Tracer discarded \([0-9]*\) events\? .*/\1/p' $top/discard.err |
+		awk '{ n += $1 } END { print n + 0 }')
+	echo "# $forks_m forks in $(kv "$(cat $top/forks.out)" ms) ms: $recorded recorded, $discarded discarded"
+	expect "recorded + discarded" $((recorded + discarded)) "$forks_m"
+	if [ "$discarded" = 0 ]; then
+		echo "# nothing discarded: the case tested nothing (raise TRACE_EVENTS_FORKS)"
+		bad=1
+	fi
+	# Other forks: only this shell's, and its children's ('lttng stop').
+	others=$(awk -F '\t' -v wl="$wpid" -v sh="$$" '
+		{
+			parent = child = ""
+			for (i = 1; i <= NF; i++) {
+				if (index($i, "F.parent_pid=") == 1)
+					parent = substr($i, 14)
+				else if (index($i, "F.child_pid=") == 1)
+					child = substr($i, 13)
+			}
+			if (parent == wl)
+				next
+			if (parent == sh || parent in ours)
+				ours[child] = 1
+			else
+				print
+		}' $f)
+	if [ -n "$others" ]; then
+		echo "# sched_process_fork events from other processes:"
+		head -n 5 <<<"$others" | sed 's/^/# /'
+		bad=1
+	fi
+	# Anything else on stderr than the discarded-events warnings.
+	if grep -v 'discarded [0-9]* event' $top/discard.err | grep -q .; then
+		echo "# babeltrace2 stderr has more than discarded-events warnings:"
+		grep -v 'discarded [0-9]* event' $top/discard.err | head -n 5 | sed 's/^/#   /'
+		bad=1
+	fi
+	[ $bad = 0 ]
+}
+
+for c in $cases; do
+	ktap_check "$c" "case_$c"
+done
+
+timeout -s KILL 60 lttng destroy -a >/dev/null 2>&1
+pkill lttng-sessiond
+for _ in $(seq 100); do pgrep lttng-sessiond >/dev/null || break; sleep 0.2; done
+if pgrep lttng-sessiond >/dev/null; then
+	echo "# lttng-sessiond did not exit"
+	pkill -9 lttng-consumerd
+	pkill -9 lttng-sessiond
+fi
+ktap_exit
