@@ -5,6 +5,7 @@
 #              came back is in the trace, with that CPU's id
 # requires: lttng-tools 2.13, babeltrace2, CONFIG_HOTPLUG_CPU, 2 CPUs
 . "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/lttng_env.sh"
 ktap_plan 3
 here=$(dirname "$0")
 names="commands_ok cpu_back_online events_after_online"
@@ -18,20 +19,7 @@ command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 online=/sys/devices/system/cpu/cpu1/online
 [ -w $online ] || skip_all "CPU 1 cannot be taken offline"
 
-top=/tmp/hotplug_events
-rm -rf $top
-mkdir -p $top
-log=$top/log
-pgrep lttng-sessiond >/dev/null || lttng-sessiond -d >$top/sessiond.log 2>&1
-for i in $(seq 100); do
-	lttng list >/dev/null 2>&1 && break
-	sleep 0.2
-done
-
-run() {
-	echo "\$ $*" >>"$log"
-	timeout -s KILL 120 "$@" >>"$log" 2>&1
-}
+lttng_setup /tmp/hotplug_events
 
 n=500
 ok=1
@@ -61,7 +49,5 @@ sed 's/^/# stderr: /' $top/hp.err | head -n 3
 [ "$got" = $n ] && [ ! -s $top/hp.err ]
 ktap_status events_after_online $?
 
-lttng destroy -a >/dev/null 2>&1
-pkill lttng-sessiond
-for i in $(seq 100); do pgrep lttng-sessiond >/dev/null || break; sleep 0.2; done
+lttng_teardown
 ktap_exit

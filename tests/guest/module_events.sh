@@ -8,6 +8,7 @@
 #              the session, and can after it
 # requires: lttng-tools 2.13, babeltrace2, CONFIG_SAMPLE_TRACE_EVENTS=m
 . "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/lttng_env.sh"
 ktap_plan 7
 names="commands_ok rmmod_refused_while_traced rmmod_after_destroy foo_bar_recorded foo_bar_fields foo_rel_loc_fields babeltrace2_clean"
 
@@ -20,20 +21,7 @@ command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 modinfo trace-events-sample >/dev/null 2>&1 || skip_all "no trace-events-sample module"
 rmmod trace-events-sample 2>/dev/null
 
-top=/tmp/module_events
-rm -rf $top
-mkdir -p $top
-log=$top/log
-pgrep lttng-sessiond >/dev/null || lttng-sessiond -d >$top/sessiond.log 2>&1
-for i in $(seq 100); do
-	lttng list >/dev/null 2>&1 && break
-	sleep 0.2
-done
-
-run() {
-	echo "\$ $*" >>"$log"
-	timeout -s KILL 120 "$@" >>"$log" 2>&1
-}
+lttng_setup /tmp/module_events
 
 ok=1
 run lttng create m -o $top/m || ok=0
@@ -108,7 +96,5 @@ ktap_status foo_rel_loc_fields $?
 sed 's/^/# stderr: /' $top/m.err | head -n 5
 [ $st = 0 ] && [ ! -s $top/m.err ]
 ktap_status babeltrace2_clean $?
-lttng destroy -a >/dev/null 2>&1
-pkill lttng-sessiond
-for i in $(seq 100); do pgrep lttng-sessiond >/dev/null || break; sleep 0.2; done
+lttng_teardown
 ktap_exit

@@ -6,26 +6,14 @@
 #              the events it matches
 # requires: lttng-tools 2.13 and babeltrace2 in the guest
 . "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/lttng_env.sh"
 ktap_plan 6
 
 if ! command -v lttng-sessiond >/dev/null || ! command -v babeltrace2 >/dev/null; then
 	for i in 1 2 3 4 5 6; do ktap_skip "multi_session_$i" "lttng-tools or babeltrace2 not installed"; done
 	ktap_exit
 fi
-top=/tmp/multi_session
-rm -rf $top
-mkdir -p $top
-log=$top/log
-pgrep lttng-sessiond >/dev/null || lttng-sessiond -d >$top/sessiond.log 2>&1
-for i in $(seq 100); do
-	lttng list >/dev/null 2>&1 && break
-	sleep 0.2
-done
-
-run() {
-	echo "\$ $*" >>"$log"
-	timeout -s KILL 120 "$@" >>"$log" 2>&1
-}
+lttng_setup /tmp/multi_session
 
 # forks N: a shell that forks exactly N children (no command substitution
 # of its own), each exiting at once; prints the forking shell's pid.
@@ -91,7 +79,5 @@ st=$?
 sed 's/^/# stderr: /' $top/bt.err | head -n 5
 [ $st = 0 ] && [ ! -s $top/bt.err ]
 ktap_status "babeltrace2_clean" $?
-lttng destroy -a >/dev/null 2>&1
-pkill lttng-sessiond
-for i in $(seq 100); do pgrep lttng-sessiond >/dev/null || break; sleep 0.2; done
+lttng_teardown
 ktap_exit

@@ -7,6 +7,7 @@
 #              counts what it drops, exactly
 # requires: lttng-tools 2.13, babeltrace2, CONFIG_FTRACE_SYSCALLS
 . "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/lttng_env.sh"
 ktap_plan 7
 here=$(dirname "$0")
 names="syscall_list sequence_commands_ok sequence_matches babeltrace2_clean compat_entry load_commands_ok exact_accounting"
@@ -21,20 +22,8 @@ mount -t tracefs none /sys/kernel/tracing 2>/dev/null
 grep -q '^syscalls:sys_enter_openat$' /sys/kernel/tracing/available_events ||
 	skip_all "no syscall trace events (CONFIG_FTRACE_SYSCALLS)"
 
-top=/tmp/syscalls
-rm -rf $top
-mkdir -p $top
-log=$top/log
-pgrep lttng-sessiond >/dev/null || lttng-sessiond -d >$top/sessiond.log 2>&1
-for i in $(seq 100); do
-	lttng list >/dev/null 2>&1 && break
-	sleep 0.2
-done
-
-run() {
-	echo "\$ $*" >>"$log"
-	timeout -s KILL 300 "$@" >>"$log" 2>&1
-}
+LTTNG_RUN_TIMEOUT=300
+lttng_setup /tmp/syscalls
 
 # The list has every system call ftrace has an entry event for.
 want=$(grep -c '^syscalls:sys_enter_' /sys/kernel/tracing/available_events)
@@ -115,7 +104,5 @@ echo "# $n getppid calls: $entries entry + $exits exit events recorded, $lost di
 [ "$lost" -gt 0 ] && [ "$others" = 0 ] && [ $((entries + exits + lost)) = $((2 * n)) ]
 ktap_status exact_accounting $?
 
-lttng destroy -a >/dev/null 2>&1
-pkill lttng-sessiond
-for i in $(seq 100); do pgrep lttng-sessiond >/dev/null || break; sleep 0.2; done
+lttng_teardown
 ktap_exit

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the in-guest tests that drive lttng: a scratch folder with a
+# command log, lttng-sessiond up and down, and run() for one command.
+
+# lttng_setup DIR: a fresh DIR, log=DIR/log, lttng-sessiond answering.
+lttng_setup() {
+	local i
+	top=$1
+	log=$top/log
+	rm -rf "$top"
+	mkdir -p "$top"
+	pgrep lttng-sessiond >/dev/null || lttng-sessiond -d >"$top/sessiond.log" 2>&1
+	for i in $(seq 100); do
+		lttng list >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+}
+
+# run CMD...: log CMD and its output; killed after LTTNG_RUN_TIMEOUT s.
+run() {
+	echo "\$ $*" >>"$log"
+	timeout -s KILL "${LTTNG_RUN_TIMEOUT:-120}" "$@" >>"$log" 2>&1
+}
+
+# lttng_teardown: no session left, lttng-sessiond gone.
+lttng_teardown() {
+	local i
+	lttng destroy -a >/dev/null 2>&1
+	pkill lttng-sessiond
+	for i in $(seq 100); do
+		pgrep lttng-sessiond >/dev/null || break
+		sleep 0.2
+	done
+}
