@@ -5,7 +5,10 @@
  * kernel returned so that the test knows the truth:
  *
  *   syscall_workload list         getpid, openat, write, a failing openat,
- *                                 a failing close
+ *                                 a failing close, pipe2 (an argument the
+ *                                 call writes through), and number
+ *                                 UNKNOWN_NR, which no kernel has, with
+ *                                 arguments 1 to 6
  *   syscall_workload repeat N     N getppid
  */
 #define _GNU_SOURCE
@@ -19,12 +22,14 @@
 
 #define WRITE_LEN	37
 #define MISSING		"/nonexistent/lttng-syscall-test"
+#define UNKNOWN_NR	1000
 
 int main(int argc, char **argv)
 {
 	char buf[WRITE_LEN];
 	long tid, fd, wr, n, i;
-	int open_errno, close_errno;
+	int open_errno, close_errno, fildes[2];
+	long pipe_ret, unknown_ret;
 
 	tid = syscall(SYS_gettid);
 	if (argc == 3 && !strcmp(argv[1], "repeat")) {
@@ -47,7 +52,10 @@ int main(int argc, char **argv)
 	open_errno = syscall(SYS_openat, AT_FDCWD, MISSING, O_RDONLY, 0) < 0 ?
 		     errno : 0;
 	close_errno = syscall(SYS_close, -1) < 0 ? errno : 0;
-	printf("tid=%ld fd=%ld write=%ld open_errno=%d close_errno=%d\n",
-	       tid, fd, wr, open_errno, close_errno);
+	pipe_ret = syscall(SYS_pipe2, fildes, 0);
+	unknown_ret = syscall(UNKNOWN_NR, 1, 2, 3, 4, 5, 6) < 0 ? -errno : 0;
+	printf("tid=%ld fd=%ld write=%ld open_errno=%d close_errno=%d pipe=%ld fildes=0x%lX unknown_nr=%d unknown_ret=%ld\n",
+	       tid, fd, wr, open_errno, close_errno, pipe_ret,
+	       (unsigned long)fildes, UNKNOWN_NR, unknown_ret);
 	return 0;
 }

@@ -46,7 +46,7 @@ run lttng destroy || ok=0
 [ $ok = 1 ] || sed 's/^/# /' "$log"
 ktap_check sequence_commands_ok [ $ok = 1 ]
 
-eval "$(sed 's/ /;/g' $top/truth)"	# tid fd write open_errno close_errno
+eval "$(sed 's/ /;/g' $top/truth)"	# tid fd write open_errno close_errno pipe fildes unknown_nr unknown_ret
 echo "# truth: $(cat $top/truth)"
 babeltrace2 $top/seq >$top/seq.txt 2>$top/seq.err
 st=$?
@@ -61,10 +61,14 @@ syscall_entry_openat: { tid = $tid }, { dfd = -100, filename = "/nonexistent/ltt
 syscall_exit_openat: { tid = $tid }, { ret = -$open_errno }
 syscall_entry_close: { tid = $tid }, { fd = 4294967295 }
 syscall_exit_close: { tid = $tid }, { ret = -$close_errno }
+syscall_entry_pipe2: { tid = $tid }, { fildes = $fildes, flags = 0 }
+syscall_exit_pipe2: { tid = $tid }, { ret = $pipe, fildes = $fildes }
+syscall_entry_unknown: { tid = $tid }, { id = $unknown_nr, args = [ [0] = 0x1, [1] = 0x2, [2] = 0x3, [3] = 0x4, [4] = 0x5, [5] = 0x6 ] }
+syscall_exit_unknown: { tid = $tid }, { id = $unknown_nr, ret = $unknown_ret, args = [ [0] = 0x1, [1] = 0x2, [2] = 0x3, [3] = 0x4, [4] = 0x5, [5] = 0x6 ] }
 EOF
 grep -F "{ tid = $tid }" $top/seq.txt | sed -E 's/^.* (syscall_[a-z0-9_]+: )\{ cpu_id = [0-9]+ \}, /\1/' |
 	sed -E 's/buf = 0x[0-9A-F]+/buf = BUF/' | sed -n '/^syscall_exit_execve/,$p' |
-	grep -A9 -m1 '^syscall_entry_getpid' >$top/got
+	grep -A13 -m1 '^syscall_entry_getpid' >$top/got
 if diff $top/want $top/got >$top/diff; then
 	ktap_ok sequence_matches
 else

@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# description: per-event cost of this driver next to ftrace and the floor,
+#   in one boot: a getppid() loop with the syscall entry/exit events, and
+#   a two-thread ping-pong on one CPU with sched_switch.  Configurations
+#   run interleaved (none floor ftrace lttng, none floor ...) for
+#   BENCH_ROUNDS rounds; each prints ns per operation and, against its
+#   round's untraced run, ns per event: median [min-max].  Then the highest
+#   getppid() rate sustained for BENCH_RATE_SECONDS with nothing lost,
+#   consumer (lttng-consumerd, or a reader of trace_pipe_raw) writing to
+#   tmpfs.  Figures only: a case fails when it gives no figure, never on
+#   speed.  'make bench' runs it with the full sizes.
+# requires: tracer_bench and tp_floor.ko next to this script, ftrace with
+#   syscall events, lttng-tools
+. "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/lttng_env.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+wl=$here/tracer_bench
+tr=/sys/kernel/tracing
+rounds=${BENCH_ROUNDS:-3}
+sys_n=${BENCH_SYSCALLS:-20000}
+pp_n=${BENCH_PINGPONG:-5000}
+rate_s=${BENCH_RATE_SECONDS:-2}
+configs="none floor ftrace lttng"
+ktap_plan 3
+
+skip_all() {
+	local c
+	for c in syscall_cost sched_switch_cost zero_loss_rate; do ktap_skip $c "$1"; done
+	ktap_exit
+}
+[ "$(id -u)" = 0 ] || skip_all "not root"
+[ -x "$wl" ] && [ -e "$here/tp_floor.ko" ] || skip_all "tracer_bench or tp_floor.ko not installed"
+command -v lttng-sessiond >/dev/null || skip_all "lttng-tools not installed"
+[ -e $tr/trace ] || mount -t tracefs nodev $tr 2>/dev/null
+[ -e $tr/events/syscalls/sys_enter_getppid ] || skip_all "no syscall trace events"
+
+lttng_setup /tmp/tracer_bench
+echo "# guest: $(nproc) CPUs; $rounds rounds; getppid x $sys_n, ping-pong x $pp_n"
+
+# The events of each workload, in ftrace's and lttng's names.
+ftrace_events() {
+	case $1 in
+	syscall) echo syscalls/sys_enter_getppid syscalls/sys_exit_getppid ;;
+	pingpong) echo sched/sched_switch ;;
+	esac
+}
+floor_tps() {
+	case $1 in
+	syscall) echo sys_enter,sys_exit ;;
+	pingpong) echo sched_switch ;;
+	esac
+}
+
+ftrace_on() {
+	local e
+	echo 0 >$tr/tracing_on
+	echo >$tr/trace
+	for e in $(ftrace_events "$1"); do echo 1 >$tr/events/$e/enable; done
+	echo 1 >$tr/tracing_on
+}
+ftrace_off() {
+	local e
+	for e in $(ftrace_events "$1"); do echo 0 >$tr/events/$e/enable; done
+	echo >$tr/trace
+}
+
+# lttng_on WORKLOAD [CHANNEL-OPTIONS...]: a session tracing WORKLOAD's
+# events into $top/trace, consumer writing to tmpfs.
+lttng_on() {
+	local w=$1
+	shift
+	rm -rf "$top/trace"
+	run lttng create bench --output "$top/trace" &&
+		run lttng enable-channel -k c0 "$@" &&
+		if [ "$w" = syscall ]; then
+			run lttng enable-event -k -c c0 --syscall getppid
+		else
+			run lttng enable-event -k -c c0 sched_switch
+		fi &&
+		run lttng start
+}
+# lttng_off: stop, and print the channel's discarded events (from
+# lttng list, which the consumer fills from the packet contexts).
+lttng_off() {
+	run lttng stop
+	lttng list bench >"$top/list" 2>&1
+	sed -n 's/.*Discarded events: *\([0-9]*\).*/\1/p' "$top/list" | head -1
+	run lttng destroy bench
+}
+
+# measure WORKLOAD N CONFIG: ns for N operations under CONFIG.
+measure() {
+	local w=$1 n=$2 c=$3 out
+	case $c in
+	floor) insmod "$here/tp_floor.ko" tracepoints="$(floor_tps "$w")" || return 1 ;;
+	ftrace) ftrace_on "$w" ;;
+	lttng) lttng_on "$w" --subbuf-size 1M --num-subbuf 8 >/dev/null || return 1 ;;
+	esac
+	out=$("$wl" "$w" "$n")
+	case $c in
+	floor) rmmod tp_floor ;;
+	ftrace) ftrace_off "$w" ;;
+	lttng) [ "$(lttng_off)" = 0 ] || echo "# lttng discarded events: the figure is too low" >&2 ;;
+	esac
+	sed -n 's/.*ns=\([0-9]*\).*/\1/p' <<<"$out"
+}
+
+# stats: "median [min-max]" of the numbers on stdin.
+stats() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (!NR) exit 1
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.1f [%.1f-%.1f]\n", m, v[1], v[NR] }'
+}
+median() { stats | cut -d' ' -f1; }
+
+# bench NAME WORKLOAD N EVENTS-PER-OP: the interleaved rounds and the table.
+bench() {
+	local name=$1 w=$2 n=$3 epo=$4 r c ns base f ok=1
+	local d=$top/$name
+	mkdir -p "$d"
+	for r in $(seq "$rounds"); do
+		for c in $configs; do
+			ns=$(measure "$w" "$n" $c)
+			[ -n "$ns" ] || { echo "# $name: no figure for $c in round $r"; ok=0; continue; }
+			echo "$ns" >>"$d/$c.ns"
+			[ $c = none ] && base=$ns
+			[ $c = none ] || [ -z "$base" ] ||
+				awk -v a="$ns" -v b="$base" -v n="$n" -v e="$epo" \
+					'BEGIN { printf "%.2f\n", (a - b) / n / e }' >>"$d/$c.ev"
+		done
+	done
+	[ $ok = 1 ] || return 1
+	echo "# $name ($n operations, $epo events each), median [min-max] of $rounds rounds:"
+	printf '#   %-8s %22s %24s\n' config "ns/operation" "ns/event (- untraced)"
+	for c in $configs; do
+		f="-"
+		[ -s "$d/$c.ev" ] && f=$(stats <"$d/$c.ev")
+		printf '#   %-8s %22s %24s\n' $c \
+			"$(awk -v n="$n" '{ print $1 / n }' "$d/$c.ns" | stats)" "$f"
+	done
+	# Ours over ftrace's, the floor subtracted, per round and overall.
+	paste "$d/floor.ev" "$d/ftrace.ev" "$d/lttng.ev" |
+		awk '$2 > $1 { printf "%.3f\n", ($3 - $1) / ($2 - $1) }' >"$d/ratio"
+	echo "#   lttng/ftrace per event, floor subtracted: $(stats <"$d/ratio" || echo "n/a") (per round)"
+	echo "# BENCH $name floor=$(median <"$d/floor.ev") ftrace=$(median <"$d/ftrace.ev") lttng=$(median <"$d/lttng.ev") ratio=$(median <"$d/ratio")"
+}
+
+bench syscall syscall "$sys_n" 2
+ktap_status syscall_cost $?
+bench sched_switch pingpong "$pp_n" 2
+ktap_status sched_switch_cost $?
+
+# Sustained rate: RATE getppid()/s (2 events each) on CPU 0 for rate_s
+# seconds; lost = what the tracer dropped or overwrote.
+ftrace_rate() {
+	local rate=$1 cpu pids=() lost
+	ftrace_on syscall
+	echo 1024 >$tr/buffer_size_kb
+	echo >$tr/trace
+	mkdir -p "$top/ftrace"
+	for cpu in $tr/per_cpu/cpu*; do
+		cat "$cpu/trace_pipe_raw" >"$top/ftrace/${cpu##*/}" &
+		pids+=($!)
+	done
+	"$wl" rate "$rate" "$rate_s" >"$top/rate.out"
+	echo 0 >$tr/tracing_on
+	sleep 1
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
+	lost=$(cat $tr/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ { s += $NF } END { print s + 0 }')
+	ftrace_off syscall
+	rm -rf "$top/ftrace"
+	echo "$lost"
+}
+lttng_rate() {
+	local rate=$1 lost
+	lttng_on syscall --subbuf-size 256K --num-subbuf 4 >/dev/null || return 1
+	"$wl" rate "$rate" "$rate_s" >"$top/rate.out"
+	lost=$(lttng_off)
+	rm -rf "$top/trace"
+	echo "${lost:-unknown}"
+}
+
+# The rate each tracer sustains: from the unpaced rate down by steps of
+# 3/4 until a run loses nothing.
+sustained() {
+	local t=$1 rate lost got i
+	rate=$(awk '{ split($0, a, /[ =]/); printf "%d\n", a[2] / (a[4] / 1e9) }' <<<"$("$wl" rate 1000000000 1)")
+	for i in $(seq 8); do
+		lost=$(${t}_rate "$rate")
+		got=$(sed -n 's/ops=\([0-9]*\) ns=\([0-9]*\)/\1 \2/p' "$top/rate.out" |
+			awk '{ printf "%d", $1 / ($2 / 1e9) }')
+		echo "# $t: asked $rate calls/s, made $got/s, lost $lost events" >&2
+		if [ "$lost" = 0 ]; then
+			echo "$((got * 2))"
+			return 0
+		fi
+		rate=$((rate * 3 / 4))
+	done
+	return 1
+}
+ok=0
+f=$(sustained ftrace) && l=$(sustained lttng) && ok=1
+echo "# zero-loss events/s for ${rate_s} s (getppid entry+exit): ftrace ${f:-none} lttng ${l:-none}"
+echo "# BENCH rate ftrace=${f:-0} lttng=${l:-0}"
+[ $ok = 1 ]
+ktap_status zero_loss_rate $?
+
+lttng_teardown
+ktap_exit
