@@ -2,6 +2,7 @@
 # LTTng for Linux staging: the two commands of the README, and the steps.
 #   make demo   prepare, build, boot, show the tracer answering the tools
 #   make test   every test, ending with "N passed, N failed"
+#   make bench  the benchmarks against ftrace, with their figures
 VARIANT ?= modules
 
 demo: deps
@@ -22,8 +23,14 @@ build: prepare
 image: build
 	scripts/build-image --variant $(VARIANT) >/dev/null
 
+# The benchmarks (tracer per-event cost and zero-loss rate against ftrace
+# and the floor, ring buffers), full sizes: make bench BOOTS=3
+BOOTS ?= 2
+bench: deps
+	scripts/bench --variant $(VARIANT) --boots $(BOOTS)
+
 # Boot the guest and run CMD there: make run CMD="lttng list -k"
 run: image
 	scripts/qemu-run --variant $(VARIANT) -- bash -c '$(CMD)'
 
-.PHONY: demo test deps prepare build image run
+.PHONY: demo test deps prepare build image run bench

@@ -176,19 +176,21 @@ ftrace_rate() {
 }
 lttng_rate() {
 	local rate=$1 lost
-	lttng_on syscall --subbuf-size 256K --num-subbuf 4 >/dev/null || return 1
+	# As much buffer as ftrace's 1 MiB per CPU; the consumer woken at
+	# each delivered sub-buffer, as trace_pipe_raw readers are when the
+	# buffer is half full, instead of the 200 ms read timer.
+	lttng_on syscall --subbuf-size 256K --num-subbuf 4 --read-timer 0 >/dev/null || return 1
 	"$wl" rate "$rate" "$rate_s" >"$top/rate.out"
 	lost=$(lttng_off)
 	rm -rf "$top/trace"
 	echo "${lost:-unknown}"
 }
 
-# The rate each tracer sustains: from the unpaced rate down by steps of
-# 3/4 until a run loses nothing.
+# The rate each tracer sustains: unpaced first, then down by steps of
+# 4/5 of the rate the last run made until a run loses nothing.
 sustained() {
-	local t=$1 rate lost got i
-	rate=$(awk '{ split($0, a, /[ =]/); printf "%d\n", a[2] / (a[4] / 1e9) }' <<<"$("$wl" rate 1000000000 1)")
-	for i in $(seq 8); do
+	local t=$1 rate=1000000000 lost got i
+	for i in $(seq 10); do
 		lost=$(${t}_rate "$rate")
 		got=$(sed -n 's/ops=\([0-9]*\) ns=\([0-9]*\)/\1 \2/p' "$top/rate.out" |
 			awk '{ printf "%d", $1 / ($2 / 1e9) }')
@@ -197,7 +199,7 @@ sustained() {
 			echo "$((got * 2))"
 			return 0
 		fi
-		rate=$((rate * 3 / 4))
+		rate=$((got * 4 / 5))
 	done
 	return 1
 }
