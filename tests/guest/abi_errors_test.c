@@ -25,6 +25,7 @@
 #define LTTNG_STREAM		0x0000F662u
 #define LTTNG_EVENT		0x4234F663u
 #define LTTNG_ENABLE		0x0000F682u
+#define LTTNG_FILTER		0x0000F690u
 #define RB_GET_NEXT_SUBBUF	0x0000F605u
 #define RB_PUT_NEXT_SUBBUF	0x0000F606u
 #define RB_GET_SUBBUF_SIZE	0x8008F607u
@@ -233,6 +234,42 @@ TEST_F(abi, session_closed_first_is_safe)
 	EXPECT_EQ(ENODATA, errno);
 	close(mstream);
 	close(stream);
+}
+
+/*
+ * FILTER: a bad address is EFAULT, a length over the 65536-byte limit or
+ * a relocation offset past the end EINVAL, and a well-formed bytecode
+ * EOPNOTSUPP (no interpreter: the event must not record unfiltered).
+ */
+TEST_F(abi, filter_is_refused_cleanly)
+{
+	struct {
+		uint32_t len;
+		uint32_t reloc_offset;
+		uint64_t seqnum;
+		char data[16];
+	} __attribute__((packed)) bc;
+	struct event_conf ev;
+	int event;
+
+	memset(&ev, 0, sizeof(ev));
+	strcpy(ev.name, "sched_switch");
+	event = ioctl(self->chan, LTTNG_EVENT, &ev);
+	ASSERT_LE(0, event) TH_LOG("EVENT: %s", strerror(errno));
+	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+	memset(&bc, 0, sizeof(bc));
+	bc.len = 65537;
+	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &bc));
+	EXPECT_EQ(EINVAL, errno);
+	bc.len = sizeof(bc.data);
+	bc.reloc_offset = bc.len + 1;
+	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &bc));
+	EXPECT_EQ(EINVAL, errno);
+	bc.reloc_offset = 0;
+	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &bc));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	close(event);
 }
 
 TEST_HARNESS_MAIN
