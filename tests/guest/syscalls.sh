@@ -27,9 +27,10 @@ lttng_setup /tmp/syscalls
 
 # The list has every system call ftrace has an entry event for.
 want=$(grep -c '^syscalls:sys_enter_' /sys/kernel/tracing/available_events)
-got=$(lttng list -k --syscall | grep -c '\[64-bit\]')
-echo "# lttng list -k --syscall: $got system calls; ftrace has $want entry events"
-lttng list -k --syscall | grep -qE '^ +openat2? \[64-bit\]' && [ "$got" = "$want" ]
+lttng list -k --syscall >$top/list.txt
+got=$(grep -c '64-bit\]' $top/list.txt)
+echo "# lttng list -k --syscall: $got 64-bit system calls ($(grep -c '\[32/64-bit\]' $top/list.txt) also 32-bit); ftrace has $want entry events"
+grep -qE '^ +openat2? \[(32/)?64-bit\]' $top/list.txt && [ "$got" = "$want" ]
 ktap_status syscall_list $?
 
 # A fixed sequence, traced with every system call enabled; the events of
@@ -79,9 +80,42 @@ sed 's/^/# stderr: /' $top/seq.err | head -n 5
 [ $st = 0 ] && [ ! -s $top/seq.err ]
 ktap_status babeltrace2_clean $?
 
-# The ia32 entry: this kernel has no IA32_EMULATION, and the kernel's
-# syscall metadata describes the native table only.
-ktap_skip compat_entry "no compat system call events yet (IA32_EMULATION off; TODO)"
+# The ia32 entry (int $0x80 from a 64-bit program): compat_syscall_*
+# events with the number of the ia32 table and its registers.
+if [ ! -e /proc/sys/abi/vsyscall32 ]; then
+	ktap_skip compat_entry "no ia32 entry in this kernel (IA32_EMULATION off)"
+else
+	ok=1
+	run lttng create compat -o $top/compat || ok=0
+	run lttng enable-channel -k c0 --subbuf-size 1M || ok=0
+	run lttng enable-event -k -c c0 --syscall -a || ok=0
+	run lttng add-context -k -c c0 -t tid || ok=0
+	run lttng start || ok=0
+	"$here/syscall_workload" compat >$top/compat.truth || ok=0
+	run lttng stop || ok=0
+	run lttng destroy || ok=0
+	[ $ok = 1 ] || sed 's/^/# /' "$log"
+	echo "# compat truth: $(cat $top/compat.truth)"
+	eval "$(sed 's/ /;/g' $top/compat.truth)"	# tid pid fd cbuf write unknown_nr unknown_ret
+	args="args = [ [0] = 0x1, [1] = 0x2, [2] = 0x3, [3] = 0x4, [4] = 0x5, [5] = 0x6 ]"
+	cat >$top/compat.want <<EOF
+compat_syscall_entry_getpid: { tid = $tid }, { }
+compat_syscall_exit_getpid: { tid = $tid }, { ret = $pid }
+compat_syscall_entry_write: { tid = $tid }, { fd = $fd, buf = $cbuf, count = 13 }
+compat_syscall_exit_write: { tid = $tid }, { ret = $write }
+compat_syscall_entry_unknown: { tid = $tid }, { id = $unknown_nr, $args }
+compat_syscall_exit_unknown: { tid = $tid }, { id = $unknown_nr, ret = $unknown_ret, $args }
+EOF
+	babeltrace2 $top/compat 2>$top/compat.err | grep -F "{ tid = $tid }" |
+		sed -nE 's/^.* (compat_syscall_[a-z0-9_]+: )\{ cpu_id = [0-9]+ \}, /\1/p' >$top/compat.got
+	if [ $ok = 1 ] && [ "$write" = 13 ] && diff $top/compat.want $top/compat.got >$top/compat.diff &&
+		[ ! -s $top/compat.err ]; then
+		ktap_ok compat_entry
+	else
+		sed 's/^/# /' $top/compat.diff $top/compat.err | head -n 20
+		ktap_fail compat_entry
+	fi
+fi
 
 # A tiny discard channel recording getppid entry and exit, a program
 # making a known number of getppid calls (nothing else calls it):
