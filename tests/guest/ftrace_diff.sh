@@ -1,0 +1,265 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# description: ftrace and LTTng record the same trace events at the same
+#              time, and per CPU the events LTTng recorded are a contiguous
+#              run of the ones ftrace recorded, same order, same field
+#              values: ftrace's binary ring buffer pages decoded with each
+#              event's format file, LTTng's trace read by babeltrace2, both
+#              turned into "NAME FIELD=VALUE ..." lines by trace_diff.  One
+#              case for all the systems together, one per system (sched,
+#              irq, timer, signal, block, kmem, workqueue, task, module,
+#              net), each with a floor on the events compared and the
+#              events of the workload the test ran: a child forked, exec'd
+#              and killed with SIGUSR1, sleeps, direct I/O on /dev/vda,
+#              vmstat work queued on every CPU, a module loaded and
+#              removed, a UDP datagram to 127.0.0.1, once on each CPU.
+#              Only what the two probes of one tracepoint hit cause is
+#              accepted (see trace_diff.c): an interrupt between them
+#              reorders, jiffies or a module refcount read twice may move
+# requires: tracefs, lttng-tools 2.13, babeltrace2, trace_diff next to this
+#           script, root; block: /dev/vda (scripts/qemu-run); module:
+#           trace-events-sample.ko (CONFIG_SAMPLE_TRACE_EVENTS=m)
+# shellcheck disable=SC2317 # the case_* functions run through ktap_check
+. "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/lttng_env.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+td=$here/trace_diff
+systems="sched irq timer signal block kmem workqueue task module net"
+ktap_plan 11
+
+skip_all() {
+	local s
+	ktap_skip all_systems "$1"
+	for s in $systems; do ktap_skip "$s" "$1"; done
+	ktap_exit
+}
+
+# fail_all WHY: nothing can be compared, and that is a failure.
+fail_all() {
+	local s
+	echo "# $1"
+	ktap_fail all_systems
+	for s in $systems; do ktap_fail "$s"; done
+	ktap_exit
+}
+[ "$(id -u)" = 0 ] || skip_all "not root"
+command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
+	skip_all "lttng-tools or babeltrace2 not installed"
+[ -x "$td" ] || skip_all "$td not installed"
+tfs=/sys/kernel/tracing
+[ -d $tfs/events ] || mount -t tracefs nodev $tfs 2>/dev/null
+[ -f $tfs/events/header_page ] || skip_all "no tracefs"
+
+lttng_setup /tmp/ftrace_diff
+ncpu=$(nproc)
+sample=trace-events-sample
+modinfo $sample >/dev/null 2>&1 || sample=
+rmmod trace-events-sample 2>/dev/null
+
+# Per system: its event names (LTTng names an event without its system),
+# one a line in $top/names.SYSTEM; $present: the systems this kernel has.
+# An event name two systems share would be one LTTng event for both:
+# such a name is left out, and said.
+present=
+cut -d: -f2 $tfs/available_events | sort | uniq -d >$top/dup
+for s in $systems; do
+	[ -d $tfs/events/$s ] || continue
+	present+=" $s"
+	sed -n "s/^$s://p" $tfs/available_events | sort >$top/names.$s
+	if grep -qxFf $top/dup $top/names.$s; then
+		echo "# left out, in two systems: $(grep -xFf $top/dup $top/names.$s | xargs)"
+		grep -vxFf $top/dup $top/names.$s >$top/n && mv $top/n $top/names.$s
+	fi
+done
+cat $top/names.* >$top/names.all
+
+# ftrace's events are enabled first, so that its probe runs before
+# LTTng's on every tracepoint (see trace_diff.c for the one reordering
+# this allows); it records only around "lttng start" ... "lttng stop".
+ftrace_enable() {
+	local s n
+	echo 0 >$tfs/tracing_on
+	echo 0 >$tfs/events/enable
+	echo >$tfs/trace
+	echo 16384 >$tfs/buffer_size_kb
+	for s in $present; do
+		while read -r n; do
+			echo 1 >$tfs/events/$s/$n/enable
+		done <$top/names.$s
+	done
+}
+
+ftrace_disable() {
+	echo 0 >$tfs/tracing_on
+	echo 0 >$tfs/events/enable
+}
+
+# The workload, on CPU $1: everything each system's case looks for.
+# Writes what it did to $top/wl.$1 as KEY=VALUE lines.
+workload() {
+	local cpu=$1 out=$top/wl.$1 child
+	taskset -pc "$cpu" $BASHPID >/dev/null || return 1
+	# sched, task, signal: a child forked, exec'd, killed with SIGUSR1.
+	sleep 30 &
+	child=$!
+	echo "child=$child" >"$out"
+	# timer: a sleep (hrtimer), then the signal.
+	sleep 0.2
+	kill -USR1 "$child"
+	wait "$child"
+	echo "child_status=$?" >>"$out"
+	# block: 128 KiB written at 1 MiB (sector 2048), then read back.
+	if [ -b /dev/vda ]; then
+		dd if=/dev/zero of=/dev/vda bs=64k count=2 seek=16 oflag=direct status=none &&
+			dd if=/dev/vda of=/dev/null bs=64k count=2 skip=16 iflag=direct status=none &&
+			echo "dd=ok" >>"$out"
+	fi
+	# workqueue: vmstat's refresh, queued on every CPU.
+	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null
+	# module: one loaded and removed.
+	if [ -n "$sample" ]; then
+		modprobe $sample && rmmod $sample && echo "module=ok" >>"$out"
+	fi
+	# net: a UDP datagram over the loopback.
+	echo "ftrace_diff $cpu" >/dev/udp/127.0.0.1/9 && echo "udp=ok" >>"$out"
+	sleep 0.1
+}
+
+session_ok=0
+t0=$SECONDS
+ftrace_enable
+run lttng create d -o $top/lttng &&
+	run lttng enable-channel -k c0 --subbuf-size 1M --num-subbuf 8 &&
+	run lttng enable-event -k -c c0 "$(paste -sd, $top/names.all)" &&
+	echo 1 >$tfs/tracing_on &&
+	run lttng start && session_ok=1
+if [ $session_ok = 1 ]; then
+	for cpu in $(seq 0 $((ncpu - 1))); do
+		(workload "$cpu") 2>>"$log"
+	done
+	run lttng stop || session_ok=0
+fi
+ftrace_disable
+run lttng destroy || session_ok=0
+lttng_teardown
+[ $session_ok = 1 ] || { sed 's/^/# /' "$log" | tail -n 20; fail_all "the LTTng session failed"; }
+t1=$SECONDS
+
+# Nothing lost on either side, or the comparison means nothing.
+lost=
+for cpu in $(seq 0 $((ncpu - 1))); do
+	st=$tfs/per_cpu/cpu$cpu/stats
+	for k in overrun "commit overrun" "dropped events"; do
+		v=$(sed -n "s/^$k: //p" "$st")
+		[ "$v" = 0 ] || lost+=" cpu$cpu $k=$v"
+	done
+	"$td" ftrace $tfs "$cpu" $present >$top/ftrace.$cpu 2>>"$log" ||
+		lost+=" cpu$cpu: trace_diff ftrace failed ($(tail -n 1 "$log"))"
+done
+echo 1408 >$tfs/buffer_size_kb
+babeltrace2 $top/lttng >$top/bt.txt 2>$top/bt.err
+bt_st=$?
+[ $bt_st = 0 ] && [ ! -s $top/bt.err ] ||
+	lost+=" babeltrace2 (status $bt_st): $(head -n 3 $top/bt.err)"
+"$td" ctf <$top/bt.txt >$top/lttng.canon 2>>"$log" ||
+	lost+=" trace_diff ctf failed ($(tail -n 1 "$log"))"
+echo "# ftrace: $(cat $top/ftrace.* | wc -l) events, LTTng: $(wc -l <$top/lttng.canon) events;" \
+	"tracing $((t1 - t0)) s, decoding $((SECONDS - t1)) s"
+[ -z "$lost" ] || fail_all "a trace is incomplete:$lost"
+
+# compare CASE NAMES MIN: per CPU, the LTTng events named in NAMES are a
+# run of ftrace's; at least MIN of them in all.
+compare() {
+	local name=$1 names=$2 min=$3 cpu out total=0 ok=0 n
+	for cpu in $(seq 0 $((ncpu - 1))); do
+		if ! out=$("$td" match $top/ftrace.$cpu $top/lttng.canon "$cpu" "$names"); then
+			echo "# $name:"
+			echo "$out"
+			ok=1
+			continue
+		fi
+		echo "# $name: cpu$cpu: $out"
+		n=$(sed -n 's/^compared=\([0-9]*\) .*/\1/p' <<<"$out")
+		total=$((total + n))
+	done
+	if [ $total -lt "$min" ]; then
+		echo "# $name: $total events compared, want at least $min"
+		ok=1
+	fi
+	return $ok
+}
+
+# seen WHAT PATTERN...: the LTTng trace (proven equal to ftrace's) has an
+# event matching each extended regular expression.
+seen() {
+	local what=$1 p; shift
+	for p in "$@"; do
+		grep -qE -- "$p" $top/lttng.canon && continue
+		echo "# $what: no event matching '$p'"
+		return 1
+	done
+}
+
+kv() { sed -n "s/^$2=//p" "$top/wl.$1"; }
+
+# Per system: what the workload must have caused, on each CPU.
+witness() {
+	local s=$1 cpu c dev
+	for cpu in $(seq 0 $((ncpu - 1))); do
+		c=$(kv "$cpu" child)
+		case $s in
+		sched)
+			seen "$s" "^$cpu sched_process_exec filename=\"[^\"]*/sleep\" pid=$c " \
+				"^[0-9]+ sched_process_exit comm=\"sleep\" pid=$c " ;;
+		task)
+			seen "$s" "^$cpu task_newtask pid=$c " \
+				"^$cpu task_rename pid=$c oldcomm=\"[^\"]*\" newcomm=\"sleep\"" ;;
+		signal)
+			[ "$(kv "$cpu" child_status)" = $((128 + 10)) ] ||
+				{ echo "# child status $(kv "$cpu" child_status)"; return 1; }
+			seen "$s" "^$cpu signal_generate sig=10 errno=0 code=0 comm=\"sleep\" pid=$c " ;;
+		timer)
+			seen "$s" "^[0-9]+ hrtimer_expire_entry " "^$cpu hrtimer_start " ;;
+		block)
+			dev=$(cat /sys/block/vda/dev)
+			dev=$(( ${dev%:*} << 20 | ${dev#*:} ))
+			seen "$s" "^[0-9]+ block_rq_issue dev=$dev sector=2048 nr_sector=128 .*rwbs=\"W" \
+				"^[0-9]+ block_rq_complete dev=$dev sector=2176 nr_sector=128 .*rwbs=\"R" ;;
+		irq)
+			seen "$s" "^$cpu softirq_raise vec=3$" "^[0-9]+ softirq_entry vec=3$" ;;
+		kmem)
+			seen "$s" "^$cpu kmalloc " "^$cpu kfree " ;;
+		workqueue)
+			seen "$s" "^$cpu workqueue_queue_work " "^$cpu workqueue_execute_start " ;;
+		module)
+			seen "$s" "^$cpu module_load .*name=\"trace_events_sample\"" \
+				"^$cpu module_free name=\"trace_events_sample\"" ;;
+		net)
+			seen "$s" "^$cpu net_dev_queue .*name=\"lo\"" \
+				"^[0-9]+ netif_receive_skb .*name=\"lo\"" ;;
+		esac || return 1
+	done
+}
+
+case_all_systems() { compare all_systems $top/names.all 1000; }
+
+for s in $systems; do
+	eval "case_$s() { compare $s $top/names.$s 1 && witness $s; }"
+done
+
+ktap_check all_systems case_all_systems
+for s in $systems; do
+	if [[ " $present " != *" $s "* ]]; then
+		ktap_skip "$s" "no $s events in this kernel"
+	elif [ "$s" = block ] && [ ! -b /dev/vda ]; then
+		ktap_skip "$s" "no /dev/vda to do direct I/O on"
+	elif [ "$s" = module ] && [ -z "$sample" ]; then
+		ktap_skip "$s" "no $s module to load"
+	else
+		ktap_check "$s" "case_$s"
+	fi
+done
+# The guest's /tmp is memory: the traces go, the logs stay.
+rm -rf "$top/lttng" "$top"/ftrace.* "$top/bt.txt" "$top/lttng.canon"
+echo "# ftrace_diff: $SECONDS s"
+ktap_exit
