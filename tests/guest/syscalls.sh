@@ -33,22 +33,29 @@ echo "# lttng list -k --syscall: $got 64-bit system calls ($(grep -c '\[32/64-bi
 grep -qE '^ +openat2? \[(32/)?64-bit\]' $top/list.txt && [ "$got" = "$want" ]
 ktap_status syscall_list $?
 
-# A fixed sequence, traced with every system call enabled; the events of
-# its pid before the execve are the shell's.
-ok=1
-run lttng create seq -o $top/seq || ok=0
-run lttng enable-channel -k c0 --subbuf-size 1M || ok=0
-run lttng enable-event -k -c c0 --syscall -a || ok=0
-run lttng add-context -k -c c0 -t tid || ok=0
-run lttng start || ok=0
-"$here/syscall_workload" list >$top/truth || ok=0
-run lttng stop || ok=0
-run lttng destroy || ok=0
-[ $ok = 1 ] || sed 's/^/# /' "$log"
+# trace_all NAME MODE: syscall_workload MODE traced with every system
+# call enabled and the tid context into $top/NAME, what it printed in
+# $top/NAME.truth; ok=0 when a step failed.
+trace_all() {
+	ok=1
+	run lttng create "$1" -o "$top/$1" || ok=0
+	run lttng enable-channel -k c0 --subbuf-size 1M || ok=0
+	run lttng enable-event -k -c c0 --syscall -a || ok=0
+	run lttng add-context -k -c c0 -t tid || ok=0
+	run lttng start || ok=0
+	"$here/syscall_workload" "$2" >"$top/$1.truth" || ok=0
+	run lttng stop || ok=0
+	run lttng destroy || ok=0
+	[ $ok = 1 ] || sed 's/^/# /' "$log"
+}
+
+# A fixed sequence; the events of its pid before the execve are the
+# shell's.
+trace_all seq list
 ktap_check sequence_commands_ok [ $ok = 1 ]
 
-eval "$(sed 's/ /;/g' $top/truth)"	# tid fd write open_errno close_errno pipe fildes unknown_nr unknown_ret
-echo "# truth: $(cat $top/truth)"
+eval "$(sed 's/ /;/g' $top/seq.truth)"	# tid fd write open_errno close_errno pipe fildes unknown_nr unknown_ret
+echo "# truth: $(cat $top/seq.truth)"
 babeltrace2 $top/seq >$top/seq.txt 2>$top/seq.err
 st=$?
 cat >$top/want <<EOF
@@ -85,16 +92,7 @@ ktap_status babeltrace2_clean $?
 if [ ! -e /proc/sys/abi/vsyscall32 ]; then
 	ktap_skip compat_entry "no ia32 entry in this kernel (IA32_EMULATION off)"
 else
-	ok=1
-	run lttng create compat -o $top/compat || ok=0
-	run lttng enable-channel -k c0 --subbuf-size 1M || ok=0
-	run lttng enable-event -k -c c0 --syscall -a || ok=0
-	run lttng add-context -k -c c0 -t tid || ok=0
-	run lttng start || ok=0
-	"$here/syscall_workload" compat >$top/compat.truth || ok=0
-	run lttng stop || ok=0
-	run lttng destroy || ok=0
-	[ $ok = 1 ] || sed 's/^/# /' "$log"
+	trace_all compat compat
 	echo "# compat truth: $(cat $top/compat.truth)"
 	eval "$(sed 's/ /;/g' $top/compat.truth)"	# tid pid fd cbuf write unknown_nr unknown_ret
 	args="args = [ [0] = 0x1, [1] = 0x2, [2] = 0x3, [3] = 0x4, [4] = 0x5, [5] = 0x6 ]"
