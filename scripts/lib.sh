@@ -11,7 +11,13 @@ PRISTINE=${LTTNG_PRISTINE:-$CACHE/pristine/$SRC_PKG}	# unpacked, never modified
 TREE=${LTTNG_TREE:-$CACHE/main/linux}	# pristine + the series (quilt)
 VARIANT=${LTTNG_VARIANT:-modules}	# modules | builtin
 
-log()  { printf '==> %s\n' "$*" >&2; }
+# Every step line carries the time since the outermost script started.
+LTTNG_T0=${LTTNG_T0:-$(date +%s)}
+export LTTNG_T0
+log() {
+	local t=$(($(date +%s) - LTTNG_T0))
+	printf '==> [%d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*" >&2
+}
 info() { printf '    %s\n' "$*" >&2; }
 die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
 need_cmd() {
