@@ -7,11 +7,13 @@
 #              event's format file, LTTng's trace read by babeltrace2, both
 #              turned into "NAME FIELD=VALUE ..." lines by trace_diff.  One
 #              case for all the systems together, one per system (sched,
-#              irq, timer, signal, block, kmem, workqueue, task, module,
-#              net), each with a floor on the events compared and the
-#              events of the workload the test ran: a child forked, exec'd
-#              and killed with SIGUSR1, sleeps, direct I/O on /dev/vda,
-#              vmstat work queued on every CPU, a module loaded and
+#              irq, irq_vectors, timer, signal, block, kmem, workqueue,
+#              task, module, net), each with a floor on the events
+#              compared and the events of the workload the test ran: a
+#              child forked, exec'd and killed with SIGUSR1, sleeps,
+#              direct I/O on /dev/vda, vmstat work queued on every CPU, a
+#              line written to /dev/kmsg while a reader waits (printk
+#              wakes it through an irq_work), a module loaded and
 #              removed, a UDP datagram to 127.0.0.1, once on each CPU.
 #              Only what the two probes of one tracepoint hit cause is
 #              accepted (see trace_diff.c): an interrupt between them
@@ -24,7 +26,7 @@
 . "$(dirname "$0")/lttng_env.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 td=$here/trace_diff
-systems="sched irq timer signal block kmem workqueue task module net"
+systems="sched irq irq_vectors timer signal block kmem workqueue task module net"
 ktap_plan 11
 
 skip_all() {
@@ -120,6 +122,9 @@ workload() {
 	if [ -n "$sample" ]; then
 		modprobe $sample && rmmod $sample && echo "module=ok" >>"$out"
 	fi
+	# irq_vectors: printk queues an irq_work on this CPU to wake the
+	# /dev/kmsg reader waiting for the next line.
+	echo "ftrace_diff: irq_work on cpu $cpu" >/dev/kmsg && echo "kmsg=ok" >>"$out"
 	# net: a UDP datagram over the loopback.
 	echo "ftrace_diff $cpu" >/dev/udp/127.0.0.1/9 && echo "udp=ok" >>"$out"
 	sleep 0.1
@@ -127,6 +132,8 @@ workload() {
 
 session_ok=0
 t0=$SECONDS
+cat /dev/kmsg >/dev/null &
+kmsg_reader=$!
 ftrace_enable
 run lttng create d -o $top/lttng &&
 	run lttng enable-channel -k c0 --subbuf-size 1M --num-subbuf 8 &&
@@ -140,6 +147,7 @@ if [ $session_ok = 1 ]; then
 	run lttng stop || session_ok=0
 fi
 ftrace_disable
+kill $kmsg_reader
 run lttng destroy || session_ok=0
 lttng_teardown
 [ $session_ok = 1 ] || { sed 's/^/# /' "$log" | tail -n 20; fail_all "the LTTng session failed"; }
@@ -227,6 +235,9 @@ witness() {
 				"^[0-9]+ block_rq_complete dev=$dev sector=2176 nr_sector=128 .*rwbs=\"R" ;;
 		irq)
 			seen "$s" "^$cpu softirq_raise vec=3$" "^[0-9]+ softirq_entry vec=3$" ;;
+		irq_vectors)
+			[ "$(kv "$cpu" kmsg)" = ok ] || { echo "# no line written to /dev/kmsg"; return 1; }
+			seen "$s" "^$cpu irq_work_entry vector=246$" "^$cpu irq_work_exit vector=246$" ;;
 		kmem)
 			seen "$s" "^$cpu kmalloc " "^$cpu kfree " ;;
 		workqueue)
