@@ -24,10 +24,11 @@ image: build
 	scripts/build-image --variant $(VARIANT) >/dev/null
 
 # The benchmarks (tracer per-event cost and zero-loss rate against ftrace
-# and the floor, ring buffers), full sizes: make bench BOOTS=3
+# and the floor, ring buffers), full sizes: make bench BOOTS=3;
+# instruction counts instead of time: make bench INSNS=1
 BOOTS ?= 2
 bench: deps
-	scripts/bench --variant $(VARIANT) --boots $(BOOTS)
+	scripts/bench --variant $(VARIANT) --boots $(BOOTS) $(if $(INSNS),--insns)
 
 # Boot the guest and run CMD there: make run CMD="lttng list -k"
 run: image

@@ -84,3 +84,19 @@ kernel_release() {
 	cat "$(build_dir "$1")/include/config/kernel.release" 2>/dev/null ||
 		die "no kernel built for variant '$1': run scripts/build-kernel --variant $1"
 }
+
+# qemu_plugin NAME: the path of the QEMU TCG plugin built from
+# scripts/qemu-plugins/NAME.c, (re)compiled into $CACHE/plugins/ when missing
+# or older than its source.
+qemu_plugin() {
+	local src=$REPO/scripts/qemu-plugins/$1.c so=$CACHE/plugins/$1.so
+	[ -f "$src" ] || die "no QEMU plugin source $src"
+	if [ ! -f "$so" ] || [ "$src" -nt "$so" ]; then
+		need_cmd gcc gcc
+		mkdir -p "$CACHE/plugins"
+		gcc -O2 -shared -fPIC -Wall -Wextra -o "$so.tmp" "$src" ||
+			die "building the QEMU plugin $src failed"
+		mv "$so.tmp" "$so"
+	fi
+	echo "$so"
+}

@@ -3,12 +3,18 @@
  * tracer_bench: the workloads of the tracer benchmark (tracer_bench.sh).
  *
  *   tracer_bench syscall N        N getppid() calls, back to back
- *   tracer_bench pingpong N       N round trips between two threads pinned
- *                                 to CPU 0 (2 context switches each)
+ *   tracer_bench yield N          two SCHED_FIFO threads pinned to CPU 0
+ *                                 each call sched_yield() N times: each
+ *                                 call switches to the other thread (2
+ *                                 context switches per operation, on a
+ *                                 fixed code path)
  *   tracer_bench rate R SECONDS   getppid() at R calls per second for
  *                                 SECONDS, paced every 1000 calls
  *
  * Each prints one line: "ops=<operations> ns=<elapsed nanoseconds>".
+ * The measured loops of syscall and pingpong run on CPU 0 between the
+ * markers of insn_marks.h, for the instruction counts of scripts/bench
+ * --insns (no-ops without its QEMU plugin).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -19,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "insn_marks.h"
 
 static long long now_ns(void)
 {
@@ -40,48 +47,50 @@ static void pin_cpu0(void)
 	}
 }
 
-static int ping[2], pong[2];
 static long rounds;
+static volatile int partner_up;
 
-static void *pong_thread(void *arg)
+static void *yield_thread(void *arg)
 {
-	char c;
 	long i;
 
 	pin_cpu0();
-	for (i = 0; i < rounds; i++) {
-		if (read(ping[0], &c, 1) != 1 || write(pong[1], &c, 1) != 1) {
-			perror("pong");
-			exit(1);
-		}
-	}
+	partner_up = 1;
+	for (i = 0; i < rounds; i++)
+		sched_yield();
 	return arg;
 }
 
-static long long pingpong(long n)
+static long long yields(long n)
 {
-	pthread_t t;
+	struct sched_param fifo = { .sched_priority = 1 };
 	long long t0;
-	char c = 'x';
+	pthread_t t;
 	long i;
 
 	rounds = n;
-	if (pipe(ping) || pipe(pong)) {
-		perror("pipe");
+	pin_cpu0();
+	/*
+	 * Real-time: yield then always hands the CPU to the other thread of
+	 * the same priority (CFS may give it back to the caller); the
+	 * partner inherits the policy.
+	 */
+	if (sched_setscheduler(0, SCHED_FIFO, &fifo)) {
+		perror("sched_setscheduler");
 		exit(1);
 	}
-	pin_cpu0();
-	if (pthread_create(&t, NULL, pong_thread, NULL)) {
+	if (pthread_create(&t, NULL, yield_thread, NULL)) {
 		fprintf(stderr, "pthread_create failed\n");
 		exit(1);
 	}
+	/* Both threads runnable on CPU 0 before the first measured switch. */
+	while (!partner_up)
+		sched_yield();
 	t0 = now_ns();
-	for (i = 0; i < n; i++) {
-		if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1) {
-			perror("ping");
-			exit(1);
-		}
-	}
+	insn_mark_start();
+	for (i = 0; i < n; i++)
+		sched_yield();
+	insn_mark_stop();
 	t0 = now_ns() - t0;
 	pthread_join(t, NULL);
 	return t0;
@@ -89,11 +98,15 @@ static long long pingpong(long n)
 
 static long long syscalls(long n)
 {
-	long long t0 = now_ns();
+	long long t0;
 	long i;
 
+	pin_cpu0();
+	t0 = now_ns();
+	insn_mark_start();
 	for (i = 0; i < n; i++)
 		syscall(SYS_getppid);
+	insn_mark_stop();
 	return now_ns() - t0;
 }
 
@@ -124,14 +137,14 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "syscall") && n > 0) {
 		ns = syscalls(n);
-	} else if (argc == 3 && !strcmp(argv[1], "pingpong") && n > 0) {
-		ns = pingpong(n);
+	} else if (argc == 3 && !strcmp(argv[1], "yield") && n > 0) {
+		ns = yields(n);
 	} else if (argc == 4 && !strcmp(argv[1], "rate") && n > 0 &&
 		   atol(argv[3]) > 0) {
 		ns = paced(n, atol(argv[3]), &n);
 	} else {
 		fprintf(stderr,
-			"usage: %s syscall N | pingpong N | rate R SECONDS\n",
+			"usage: %s syscall N | yield N | rate R SECONDS\n",
 			argv[0]);
 		return 2;
 	}

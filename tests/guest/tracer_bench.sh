@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: per-event cost of this driver next to ftrace and the floor,
 #   in one boot: a getppid() loop with the syscall entry/exit events, and
-#   a two-thread ping-pong on one CPU with sched_switch.  Configurations
+#   two threads on one CPU calling sched_yield() with sched_switch.  Configurations
 #   run interleaved (none floor ftrace lttng, none floor ...) for
 #   BENCH_ROUNDS rounds; each prints ns per operation and, against its
 #   round's untraced run, ns per event: median [min-max].  Then the highest
 #   getppid() rate sustained for BENCH_RATE_SECONDS with nothing lost,
 #   consumer (lttng-consumerd, or a reader of trace_pipe_raw) writing to
 #   tmpfs.  Figures only: a case fails when it gives no figure, never on
-#   speed.  'make bench' runs it with the full sizes.
+#   speed.  'make bench' runs it with the full sizes.  With BENCH_MARKS=FILE
+#   (scripts/bench --insns, the QEMU plugin counting instructions between
+#   tracer_bench's markers) each measured run appends "WORKLOAD CONFIG N"
+#   to FILE, the LTTng daemons stay off CPU 0, and the rate is not sought.
 # requires: tracer_bench and tp_floor.ko next to this script, ftrace with
 #   syscall events, lttng-tools
 . "$(dirname "$0")/ktap.sh"
@@ -19,7 +22,7 @@ wl=$here/tracer_bench
 tr=/sys/kernel/tracing
 rounds=${BENCH_ROUNDS:-3}
 sys_n=${BENCH_SYSCALLS:-20000}
-pp_n=${BENCH_PINGPONG:-5000}
+pp_n=${BENCH_YIELDS:-5000}
 rate_s=${BENCH_RATE_SECONDS:-2}
 configs="none floor ftrace lttng"
 ktap_plan 3
@@ -36,19 +39,27 @@ command -v lttng-sessiond >/dev/null || skip_all "lttng-tools not installed"
 [ -e $tr/events/syscalls/sys_enter_getppid ] || skip_all "no syscall trace events"
 
 lttng_setup /tmp/tracer_bench
-echo "# guest: $(nproc) CPUs; $rounds rounds; getppid x $sys_n, ping-pong x $pp_n"
+marks=${BENCH_MARKS:-}
+# Instruction counts are per CPU: the daemons (the consumer forks from the
+# session daemon) stay off the workload's CPU 0.
+# The symbols of the profile: the modules lttng-sessiond loaded included.
+if [ -n "$marks" ]; then
+	taskset -apc "$(($(nproc) - 1))" "$(pgrep -o lttng-sessiond)" >/dev/null
+	cat /proc/kallsyms >"$marks.kallsyms"
+fi
+echo "# guest: $(nproc) CPUs; $rounds rounds; getppid x $sys_n, sched_yield x 2 x $pp_n"
 
 # The events of each workload, in ftrace's and lttng's names.
 ftrace_events() {
 	case $1 in
 	syscall) echo syscalls/sys_enter_getppid syscalls/sys_exit_getppid ;;
-	pingpong) echo sched/sched_switch ;;
+	yield) echo sched/sched_switch ;;
 	esac
 }
 floor_tps() {
 	case $1 in
 	syscall) echo sys_enter,sys_exit ;;
-	pingpong) echo sched_switch ;;
+	yield) echo sched_switch ;;
 	esac
 }
 
@@ -102,6 +113,7 @@ measure() {
 	lttng) lttng_on "$w" --subbuf-size 1M --num-subbuf 8 >/dev/null || return 1 ;;
 	esac
 	out=$("$wl" "$w" "$n")
+	[ -z "$marks" ] || echo "$w $c $n" >>"$marks"
 	case $c in
 	floor) rmmod tp_floor ;;
 	ftrace) ftrace_off "$w" ;;
@@ -153,7 +165,7 @@ bench() {
 
 bench syscall syscall "$sys_n" 2
 ktap_status syscall_cost $?
-bench sched_switch pingpong "$pp_n" 2
+bench sched_switch yield "$pp_n" 2
 ktap_status sched_switch_cost $?
 
 # Sustained rate: RATE getppid()/s (2 events each) on CPU 0 for rate_s
@@ -214,6 +226,11 @@ sustained() {
 	done
 	return 1
 }
+if [ -n "$marks" ]; then
+	ktap_skip zero_loss_rate "instruction counts only (BENCH_MARKS)"
+	lttng_teardown
+	ktap_exit
+fi
 f=$(sustained ftrace)
 l=$(sustained lttng)
 echo "# zero-loss events/s for ${rate_s} s (getppid entry+exit): ftrace ${f:-none found} lttng ${l:-none found}"
