@@ -987,8 +987,11 @@ struct match {
 /*
  * Fields that each probe reads for itself in TP_fast_assign(), from state
  * another CPU (or an interrupt) can change between the two probes of one
- * tracepoint hit: jiffies, a module's reference count.  LTTng's value may
- * be off ftrace's by MIN..MAX; everything else must be the same.
+ * tracepoint hit: jiffies, a module's reference count, the exit state in
+ * the prev_state of an exiting task's last sched_switch (its parent,
+ * reaping it on another CPU, turns EXIT_ZOMBIE, reported as 32, into
+ * EXIT_DEAD, 16).  LTTng's value may be off ftrace's by MIN..MAX;
+ * everything else must be the same.
  */
 static const struct {
 	const char *event, *field;
@@ -998,6 +1001,7 @@ static const struct {
 	{ "timer_expire_entry", " now=", 0, 1 },
 	{ "module_get", " refcnt=", -2, 2 },
 	{ "module_put", " refcnt=", -2, 2 },
+	{ "sched_switch", " prev_state=", -16, -16 },
 };
 
 /* Is @l the event @f, but for one resampled field?  Counts it in @m. */
