@@ -32,6 +32,11 @@ skip_all() {
 	for c in syscall_cost sched_switch_cost zero_loss_rate; do ktap_skip $c "$1"; done
 	ktap_exit
 }
+# The driver's code is the same in both variants: measured once, in the
+# modules variant, by the test run; scripts/bench measures either.
+if grep -q lttng-tracer "/lib/modules/$(uname -r)/modules.builtin" && [ -z "${BENCH_ALWAYS:-}" ]; then
+	skip_all "measured in the modules variant (BENCH_ALWAYS=1 to run)"
+fi
 [ "$(id -u)" = 0 ] || skip_all "not root"
 [ -x "$wl" ] && [ -e "$here/tp_floor.ko" ] || skip_all "tracer_bench or tp_floor.ko not installed"
 command -v lttng-sessiond >/dev/null || skip_all "lttng-tools not installed"
