@@ -53,6 +53,14 @@ if [ -n "$marks" ]; then
 	cat /proc/kallsyms >"$marks.kallsyms"
 fi
 echo "# guest: $(nproc) CPUs; $rounds rounds; getppid x $sys_n, sched_yield x 2 x $pp_n"
+# LTTng's clock is the monotonic clock, ftrace's default the TSC: when
+# the kernel found the vCPUs' TSCs unsynchronised (TCG's emulation delays
+# alone do it), every LTTng event reads the emulated HPET instead.
+cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
+if [ "${cs:-tsc}" != tsc ]; then
+	echo "# clocksource $cs, not tsc: each LTTng event pays an emulated $cs read that"
+	echo "#   ftrace's TSC clock does not (scripts/bench boots with tsc=reliable)"
+fi
 
 # The events of each workload, in ftrace's and lttng's names.
 ftrace_events() {
