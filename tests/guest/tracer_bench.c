@@ -10,15 +10,27 @@
  *                                 fixed code path)
  *   tracer_bench rate R SECONDS   getppid() at R calls per second for
  *                                 SECONDS, paced every 1000 calls
+ *   tracer_bench drain FILE       copy FILE, an ftrace trace_pipe_raw, to
+ *                                 standard output until SIGTERM, then
+ *                                 print "eof=<reads that returned 0>"
  *
- * Each prints one line: "ops=<operations> ns=<elapsed nanoseconds>".
+ * The workloads print one line: "ops=<operations> ns=<elapsed nanoseconds>".
+ *
+ * drain is the ftrace consumer of the zero-loss rate: a read of
+ * trace_pipe_raw returns 0 not only at the end but also when the ring
+ * buffer could not hand over a page while a writer raced it (the buffer
+ * not empty), so a plain cat stops for good under load and every later
+ * event is overwritten; drain reads again, as lttng-consumerd would.
  * The measured loops of syscall and pingpong run on CPU 0 between the
  * markers of insn_marks.h, for the instruction counts of scripts/bench
  * --insns (no-ops without its QEMU plugin).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,11 +142,68 @@ static long long paced(long rate, long seconds, long *ops)
 	return now_ns() - t0;
 }
 
+static volatile sig_atomic_t drain_stop;
+
+static void drain_sigterm(int sig)
+{
+	(void)sig;
+	drain_stop = 1;
+}
+
+static int drain(const char *path)
+{
+	static char buf[1 << 16];
+	struct sigaction sa = { .sa_handler = drain_sigterm };
+	long eof = 0;
+	ssize_t n, w, off;
+	int fd;
+
+	/* No SA_RESTART: SIGTERM interrupts a read blocked on an empty buffer. */
+	if (sigaction(SIGTERM, &sa, NULL)) {
+		perror("sigaction");
+		return 1;
+	}
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	while (!drain_stop) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			perror(path);
+			return 1;
+		}
+		if (n == 0) {
+			eof++;
+			sched_yield();
+			continue;
+		}
+		for (off = 0; off < n; off += w) {
+			w = write(1, buf + off, n - off);
+			if (w < 0 && errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			if (w <= 0) {
+				perror("write");
+				return 1;
+			}
+		}
+	}
+	fprintf(stderr, "eof=%ld\n", eof);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 2 ? atol(argv[2]) : 0;
 	long long ns;
 
+	if (argc == 3 && !strcmp(argv[1], "drain"))
+		return drain(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "syscall") && n > 0) {
 		ns = syscalls(n);
 	} else if (argc == 3 && !strcmp(argv[1], "yield") && n > 0) {
@@ -144,7 +213,7 @@ int main(int argc, char **argv)
 		ns = paced(n, atol(argv[3]), &n);
 	} else {
 		fprintf(stderr,
-			"usage: %s syscall N | yield N | rate R SECONDS\n",
+			"usage: %s syscall N | yield N | rate R SECONDS | drain FILE\n",
 			argv[0]);
 		return 2;
 	}

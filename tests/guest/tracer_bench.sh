@@ -7,8 +7,8 @@
 #   BENCH_ROUNDS rounds; each prints ns per operation and, against its
 #   round's untraced run, ns per event: median [min-max].  Then the highest
 #   getppid() rate sustained for BENCH_RATE_SECONDS with nothing lost,
-#   consumer (lttng-consumerd, or a reader of trace_pipe_raw) writing to
-#   tmpfs.  Figures only: a case fails when it gives no figure, never on
+#   consumer (lttng-consumerd, or tracer_bench drain on trace_pipe_raw)
+#   writing to tmpfs.  Figures only: a case fails when it gives no figure, never on
 #   speed.  'make bench' runs it with the full sizes.  With BENCH_MARKS=FILE
 #   (scripts/bench --insns, the QEMU plugin counting instructions between
 #   tracer_bench's markers) each measured run appends "WORKLOAD CONFIG N"
@@ -191,8 +191,11 @@ ftrace_rate() {
 	# buffer, let the readers fall behind here.
 	echo 0 >$tr/buffer_percent
 	mkdir -p "$top/ftrace"
+	# tracer_bench drain, not cat: a read that races the writer returns
+	# 0, and cat would take it for the end (see tracer_bench.c).
 	for cpu in $tr/per_cpu/cpu*; do
-		cat "$cpu/trace_pipe_raw" >"$top/ftrace/${cpu##*/}" &
+		"$wl" drain "$cpu/trace_pipe_raw" >"$top/ftrace/${cpu##*/}" \
+			2>"$top/ftrace/${cpu##*/}.eof" &
 		pids+=($!)
 	done
 	sleep 0.5
@@ -203,7 +206,7 @@ ftrace_rate() {
 	wait "${pids[@]}" 2>/dev/null
 	lost=$(cat $tr/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ { s += $NF } END { print s + 0 }')
 	for cpu in $tr/per_cpu/cpu*; do
-		echo "#   ${cpu##*/}: $(grep -E '^(overrun|read events|entries):' "$cpu/stats" | tr '\n' ' ')$(stat -c %s "$top/ftrace/${cpu##*/}") bytes read" >&2
+		echo "#   ${cpu##*/}: $(grep -E '^(overrun|read events|entries):' "$cpu/stats" | tr '\n' ' ')$(stat -c %s "$top/ftrace/${cpu##*/}") bytes read, reads of 0 bytes: $(sed -n 's/^eof=//p' "$top/ftrace/${cpu##*/}.eof")" >&2
 	done
 	ftrace_off syscall
 	echo 50 >$tr/buffer_percent
