@@ -8,11 +8,12 @@
 #   round's untraced run, ns per event: median [min-max].  Then the highest
 #   getppid() rate sustained for BENCH_RATE_SECONDS with nothing lost,
 #   consumer (lttng-consumerd, or tracer_bench drain on trace_pipe_raw)
-#   writing to tmpfs.  Figures only: a case fails when it gives no figure, never on
-#   speed.  'make bench' runs it with the full sizes.  With BENCH_MARKS=FILE
-#   (scripts/bench --insns, the QEMU plugin counting instructions between
-#   tracer_bench's markers) each measured run appends "WORKLOAD CONFIG N"
-#   to FILE, the LTTng daemons stay off CPU 0, and the rate is not sought.
+#   writing to tmpfs.  Figures only: a case fails when it gives no figure,
+#   never on speed.  'make bench' runs it with the full sizes.  With
+#   BENCH_MARKS=FILE (scripts/bench --insns, the QEMU plugin counting
+#   instructions between tracer_bench's markers) each measured run appends
+#   "WORKLOAD CONFIG N" to FILE, the LTTng daemons stay off CPU 0, and the
+#   rate is not sought.
 # requires: tracer_bench and tp_floor.ko next to this script, ftrace with
 #   syscall events, lttng-tools
 . "$(dirname "$0")/ktap.sh"
