@@ -35,7 +35,7 @@ build_dir() { echo "$(dirname "$TREE")/build-${1:-$VARIANT}"; }
 image_dir() { echo "$(dirname "$TREE")/image-${1:-$VARIANT}"; }
 
 check_variant() {
-	case "$1" in modules|builtin) ;; *) die "unknown variant '$1' (modules or builtin)";; esac
+	case "$1" in modules|builtin|debug) ;; *) die "unknown variant '$1' (modules, builtin or debug)";; esac
 }
 
 # debian_mirror: the Debian archive this machine's apt uses for its own
