@@ -16,6 +16,10 @@
 
 #include "kselftest_harness.h"
 
+/* kselftest's 30 s per case is too short for the debug kernel under TCG. */
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 300
+
 /* Numbers as lttng-tools 2.13.9 hard-codes them (fact sheet, section 2). */
 #define LTTNG_SESSION		0x0000F645u
 #define LTTNG_CHANNEL		0x4140F655u

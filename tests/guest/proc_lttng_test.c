@@ -16,6 +16,10 @@
 
 #include "kselftest_harness.h"
 
+/* kselftest's 30 s per case is too short for the debug kernel under TCG. */
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 300
+
 /* Numbers as lttng-tools 2.13.9 hard-codes them (fact sheet, section 2.2). */
 #define TRACER_VERSION		0x800CF646u
 #define TRACER_ABI_VERSION	0x8008F64Bu
