@@ -2,6 +2,7 @@
 # LTTng for Linux staging: the two commands of the README, and the steps.
 #   make demo   prepare, build, boot, show the tracer answering the tools
 #   make test   every test, ending with "N passed, N failed"
+#   make test-debug  the guest tests on the debug kernel
 #   make bench  the benchmarks against ftrace, with their figures
 VARIANT ?= modules
 
@@ -10,6 +11,11 @@ demo: deps
 
 test: deps
 	tests/run
+
+# The guest suite on the debug kernel (KASAN, lockdep, UBSAN, kmemleak, ...):
+# about an hour under TCG, so not part of 'make test'; see the README.
+test-debug: deps
+	tests/run --guest-only --variant debug
 
 deps:
 	scripts/deps
@@ -34,4 +40,4 @@ bench: deps
 run: image
 	scripts/qemu-run --variant $(VARIANT) -- bash -c '$(CMD)'
 
-.PHONY: demo test deps prepare build image run bench
+.PHONY: demo test test-debug deps prepare build image run bench
