@@ -22,6 +22,8 @@
 
 /* Numbers as lttng-tools 2.13.9 hard-codes them (fact sheet, section 2). */
 #define LTTNG_SESSION		0x0000F645u
+#define LTTNG_TRACEPOINT_LIST	0x0000F647u
+#define LTTNG_SYSCALL_LIST	0x0000F64Au
 #define LTTNG_CHANNEL		0x4140F655u
 #define LTTNG_METADATA		0x4140F654u
 #define LTTNG_SESSION_START	0x0000F656u
@@ -274,6 +276,54 @@ TEST_F(abi, filter_is_refused_cleanly)
 	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &bc));
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	close(event);
+}
+
+/*
+ * Every file the tracer hands out is close-on-exec: a program the session
+ * daemon starts must not inherit control of the tracer.
+ */
+TEST_F(abi, every_fd_is_cloexec)
+{
+	struct channel_conf c = good_conf();
+	struct event_conf ev;
+	int fds[7], i;
+
+	memset(&ev, 0, sizeof(ev));
+	strcpy(ev.name, "sched_switch");
+	fds[0] = self->session;
+	fds[1] = self->chan;
+	fds[2] = ioctl(self->session, LTTNG_METADATA, &c);
+	fds[3] = ioctl(self->chan, LTTNG_EVENT, &ev);
+	fds[4] = ioctl(self->chan, LTTNG_STREAM);
+	fds[5] = ioctl(self->proc, LTTNG_TRACEPOINT_LIST);
+	fds[6] = ioctl(self->proc, LTTNG_SYSCALL_LIST);
+	for (i = 0; i < 7; i++) {
+		ASSERT_LE(0, fds[i]) TH_LOG("fd %d: %s", i, strerror(errno));
+		EXPECT_EQ(FD_CLOEXEC, fcntl(fds[i], F_GETFD) & FD_CLOEXEC) TH_LOG("fd %d", i);
+	}
+	for (i = 2; i < 7; i++)
+		close(fds[i]);
+}
+
+/*
+ * Buffers beyond the machine's memory are refused with ENOMEM at once;
+ * the kernel logs nothing (the runner fails a boot that logs a WARNING
+ * or a vmalloc failure).
+ */
+TEST_F(abi, channel_beyond_memory_is_enomem)
+{
+	struct channel_conf c = good_conf();
+	unsigned int shift;
+
+	for (shift = 30; shift <= 40; shift += 10) {
+		c.num_subbuf = 1ULL << shift;
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(self->session, LTTNG_CHANNEL, &c)) TH_LOG("2^%u", shift);
+		EXPECT_EQ(ENOMEM, errno) TH_LOG("2^%u", shift);
+		errno = 0;
+		EXPECT_EQ(-1, ioctl(self->session, LTTNG_METADATA, &c)) TH_LOG("2^%u", shift);
+		EXPECT_EQ(ENOMEM, errno) TH_LOG("2^%u", shift);
+	}
 }
 
 TEST_HARNESS_MAIN
