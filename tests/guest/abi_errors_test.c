@@ -286,23 +286,31 @@ TEST_F(abi, every_fd_is_cloexec)
 {
 	struct channel_conf c = good_conf();
 	struct event_conf ev;
-	int fds[7], i;
+	int fds[8], errs[8], i;
 
 	memset(&ev, 0, sizeof(ev));
 	strcpy(ev.name, "sched_switch");
 	fds[0] = self->session;
 	fds[1] = self->chan;
-	fds[2] = ioctl(self->session, LTTNG_METADATA, &c);
-	fds[3] = ioctl(self->chan, LTTNG_EVENT, &ev);
-	fds[4] = ioctl(self->chan, LTTNG_STREAM);
-	fds[5] = ioctl(self->proc, LTTNG_TRACEPOINT_LIST);
-	fds[6] = ioctl(self->proc, LTTNG_SYSCALL_LIST);
-	for (i = 0; i < 7; i++) {
-		ASSERT_LE(0, fds[i]) TH_LOG("fd %d: %s", i, strerror(errno));
-		EXPECT_EQ(FD_CLOEXEC, fcntl(fds[i], F_GETFD) & FD_CLOEXEC) TH_LOG("fd %d", i);
+	errno = 0;
+#define MAKE(i, expr) do { fds[i] = (expr); errs[i] = errno; } while (0)
+	MAKE(2, ioctl(self->session, LTTNG_METADATA, &c));
+	MAKE(3, ioctl(self->chan, LTTNG_EVENT, &ev));
+	MAKE(4, ioctl(self->chan, LTTNG_STREAM));
+	MAKE(5, ioctl(self->proc, LTTNG_TRACEPOINT_LIST));
+	MAKE(6, ioctl(self->proc, LTTNG_SYSCALL_LIST));
+	MAKE(7, fds[2] < 0 ? -1 : ioctl(fds[2], LTTNG_STREAM));
+#undef MAKE
+	errs[0] = errs[1] = 0;
+	for (i = 0; i < 8; i++) {
+		EXPECT_LE(0, fds[i]) TH_LOG("fd %d: %s", i, strerror(errs[i]));
+		if (fds[i] >= 0)
+			EXPECT_EQ(FD_CLOEXEC, fcntl(fds[i], F_GETFD) & FD_CLOEXEC)
+				TH_LOG("fd %d", i);
 	}
-	for (i = 2; i < 7; i++)
-		close(fds[i]);
+	for (i = 7; i >= 2; i--)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 /*
