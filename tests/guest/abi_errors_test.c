@@ -11,7 +11,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -32,11 +36,21 @@
 #define LTTNG_EVENT		0x4234F663u
 #define LTTNG_ENABLE		0x0000F682u
 #define LTTNG_FILTER		0x0000F690u
+#define RB_SNAPSHOT		0x0000F600u
+#define RB_SNAPSHOT_GET_CONSUMED 0x8008F601u
+#define RB_SNAPSHOT_GET_PRODUCED 0x8008F602u
 #define RB_GET_NEXT_SUBBUF	0x0000F605u
 #define RB_PUT_NEXT_SUBBUF	0x0000F606u
 #define RB_GET_SUBBUF_SIZE	0x8008F607u
+#define RB_GET_PADDED_SUBBUF_SIZE 0x8008F608u
 #define RB_GET_MAX_SUBBUF_SIZE	0x8008F609u
+#define RB_GET_MMAP_LEN		0x8008F60Au
+#define RB_GET_MMAP_READ_OFFSET	0x8008F60Bu
+#define TRACER_VERSION		0x800CF646u
 #define STREAM_GET_SEQ_NUM	0x8008F627u
+/* The data stream's _IOR(.., __u64) queries: 0x20 to 0x28. */
+#define STREAM_GET_FIRST	0x8008F620u
+#define STREAM_GET_LAST		0x8008F628u
 #define UNKNOWN_CMD		0x0000F6FFu
 
 struct channel_conf {
@@ -332,6 +346,244 @@ TEST_F(abi, channel_beyond_memory_is_enomem)
 		EXPECT_EQ(-1, ioctl(self->session, LTTNG_METADATA, &c)) TH_LOG("2^%u", shift);
 		EXPECT_EQ(ENOMEM, errno) TH_LOG("2^%u", shift);
 	}
+}
+
+/* A channel whose streams lttng-consumerd would map (output = mmap). */
+static int mmap_channel(int session)
+{
+	struct channel_conf c = good_conf();
+
+	c.output = 1;
+	return ioctl(session, LTTNG_CHANNEL, &c);
+}
+
+/*
+ * The mapped buffer is read-only for good: a writable mapping is EPERM,
+ * and a read-only one cannot be made writable.  Freshly allocated, it
+ * holds zeros only, and the padding of the packet a stop closes is zero:
+ * nothing the kernel had in that memory before reaches the reader.
+ */
+TEST_F(abi, mapped_buffer_is_read_only_and_zeroed)
+{
+	unsigned long len = 0, off = 1, size = 0, padded = 0, i, nonzero = 0;
+	int chan = mmap_channel(self->session), stream;
+	unsigned char *p;
+
+	ASSERT_LE(0, chan) TH_LOG("CHANNEL: %s", strerror(errno));
+	stream = ioctl(chan, LTTNG_STREAM);
+	ASSERT_LE(0, stream);
+	ASSERT_EQ(0, ioctl(stream, RB_GET_MMAP_LEN, &len));
+	ASSERT_EQ(4 * 4096, len);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, stream, 0));
+	EXPECT_EQ(EPERM, errno);
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, stream, 0);
+	ASSERT_NE(MAP_FAILED, p) TH_LOG("mmap: %s", strerror(errno));
+	EXPECT_EQ(-1, mprotect(p, len, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	for (i = 0; i < len; i++)
+		nonzero += p[i] != 0;
+	EXPECT_EQ(0, nonzero) TH_LOG("%lu non-zero bytes in a new buffer", nonzero);
+	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_START));
+	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_STOP));
+	ASSERT_EQ(0, ioctl(stream, RB_GET_NEXT_SUBBUF));
+	ASSERT_EQ(0, ioctl(stream, RB_GET_MMAP_READ_OFFSET, &off));
+	ASSERT_EQ(0, ioctl(stream, RB_GET_SUBBUF_SIZE, &size));
+	ASSERT_EQ(0, ioctl(stream, RB_GET_PADDED_SUBBUF_SIZE, &padded));
+	ASSERT_LT(off, len);
+	EXPECT_EQ(4096, padded);
+	ASSERT_LT(0, size);
+	ASSERT_LE(size, padded);
+	for (nonzero = 0, i = size; i < padded; i++)
+		nonzero += p[off + i] != 0;
+	EXPECT_EQ(0, nonzero) TH_LOG("%lu non-zero padding bytes", nonzero);
+	EXPECT_EQ(0, ioctl(stream, RB_PUT_NEXT_SUBBUF));
+	munmap(p, len);
+	close(stream);
+	close(chan);
+}
+
+/*
+ * What the stream queries hand out: exactly the size of the answer (the
+ * bytes after it are untouched) and no kernel address (x86-64 kernel
+ * addresses have the top bit set).
+ */
+TEST_F(abi, stream_answers_hold_no_kernel_address)
+{
+	union {
+		uint64_t v;
+		unsigned char b[32];
+	} out;
+	int chan = mmap_channel(self->session), stream;
+	unsigned int cmd, i;
+
+	ASSERT_LE(0, chan) TH_LOG("CHANNEL: %s", strerror(errno));
+	stream = ioctl(chan, LTTNG_STREAM);
+	ASSERT_LE(0, stream);
+	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_START));
+	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_STOP));
+	ASSERT_EQ(0, ioctl(stream, RB_SNAPSHOT));
+	for (cmd = RB_SNAPSHOT_GET_CONSUMED; cmd <= RB_SNAPSHOT_GET_PRODUCED; cmd++) {
+		memset(&out, 0xa5, sizeof(out));
+		EXPECT_EQ(0, ioctl(stream, cmd, &out)) TH_LOG("cmd %#x: %s", cmd, strerror(errno));
+		EXPECT_GT(1ULL << 63, out.v) TH_LOG("cmd %#x: %#llx", cmd, (unsigned long long)out.v);
+		for (i = 8; i < sizeof(out.b); i++)
+			EXPECT_EQ(0xa5, out.b[i]) TH_LOG("cmd %#x byte %u", cmd, i);
+	}
+	ASSERT_EQ(0, ioctl(stream, RB_GET_NEXT_SUBBUF));
+	for (cmd = RB_GET_SUBBUF_SIZE; cmd <= RB_GET_MMAP_READ_OFFSET; cmd++) {
+		memset(&out, 0xa5, sizeof(out));
+		EXPECT_EQ(0, ioctl(stream, cmd, &out)) TH_LOG("cmd %#x: %s", cmd, strerror(errno));
+		EXPECT_GT(1ULL << 63, out.v) TH_LOG("cmd %#x: %#llx", cmd, (unsigned long long)out.v);
+		for (i = 8; i < sizeof(out.b); i++)
+			EXPECT_EQ(0xa5, out.b[i]) TH_LOG("cmd %#x byte %u", cmd, i);
+	}
+	for (cmd = STREAM_GET_FIRST; cmd <= STREAM_GET_LAST; cmd++) {
+		memset(&out, 0xa5, sizeof(out));
+		EXPECT_EQ(0, ioctl(stream, cmd, &out)) TH_LOG("cmd %#x: %s", cmd, strerror(errno));
+		EXPECT_GT(1ULL << 63, out.v) TH_LOG("cmd %#x: %#llx", cmd, (unsigned long long)out.v);
+		for (i = 8; i < sizeof(out.b); i++)
+			EXPECT_EQ(0xa5, out.b[i]) TH_LOG("cmd %#x byte %u", cmd, i);
+	}
+	EXPECT_EQ(0, ioctl(stream, RB_PUT_NEXT_SUBBUF));
+	close(stream);
+	close(chan);
+}
+
+enum { FD_PROC, FD_SESSION, FD_CHAN, FD_STREAM, NR_PASSED };
+
+static int send_fds(int sock, const int *fds)
+{
+	char ctl[CMSG_SPACE(NR_PASSED * sizeof(int))];
+	struct msghdr msg = { 0 };
+	struct cmsghdr *cmsg;
+	char byte = 0;
+	struct iovec iov = { &byte, 1 };
+
+	memset(ctl, 0, sizeof(ctl));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl;
+	msg.msg_controllen = sizeof(ctl);
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(NR_PASSED * sizeof(int));
+	memcpy(CMSG_DATA(cmsg), fds, NR_PASSED * sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fds(int sock, int *fds)
+{
+	char ctl[CMSG_SPACE(NR_PASSED * sizeof(int))];
+	struct msghdr msg = { 0 };
+	struct cmsghdr *cmsg;
+	char byte;
+	struct iovec iov = { &byte, 1 };
+
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl;
+	msg.msg_controllen = sizeof(ctl);
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS ||
+	    cmsg->cmsg_len != CMSG_LEN(NR_PASSED * sizeof(int)))
+		return -1;
+	memcpy(fds, CMSG_DATA(cmsg), NR_PASSED * sizeof(int));
+	return 0;
+}
+
+/*
+ * In a child without CAP_SYS_ADMIN in the initial user namespace: every
+ * command, mapping and splice on the tracer's files is EPERM.  Returns a
+ * bit per check that failed.
+ */
+static int unprivileged_uses(const int *fds, unsigned long len, int open_errno)
+{
+	struct { uint32_t major, minor, patchlevel; } v;
+	unsigned long size;
+	loff_t off = 0;
+	int bad = 0, pipefd[2];
+
+	if (ioctl(fds[FD_PROC], TRACER_VERSION, &v) != -1 || errno != EPERM)
+		bad |= 1 << 0;
+	if (ioctl(fds[FD_SESSION], LTTNG_SESSION_START) != -1 || errno != EPERM)
+		bad |= 1 << 1;
+	if (ioctl(fds[FD_CHAN], LTTNG_STREAM) != -1 || errno != EPERM)
+		bad |= 1 << 2;
+	if (ioctl(fds[FD_STREAM], RB_GET_MAX_SUBBUF_SIZE, &size) != -1 || errno != EPERM)
+		bad |= 1 << 3;
+	if (mmap(NULL, len, PROT_READ, MAP_SHARED, fds[FD_STREAM], 0) != MAP_FAILED ||
+	    errno != EPERM)
+		bad |= 1 << 4;
+	if (pipe(pipefd) ||
+	    splice(fds[FD_STREAM], &off, pipefd[1], NULL, 4096, 0) != -1 || errno != EPERM)
+		bad |= 1 << 5;
+	if (open("/proc/lttng", O_RDWR) != -1 || errno != open_errno)
+		bad |= 1 << 6;
+	return bad;
+}
+
+/*
+ * Privilege is checked by every command, not only by open: the files of
+ * a session handed over a UNIX socket to user nobody, or kept by root
+ * that entered a user namespace of its own (root there, not in the
+ * initial namespace), control nothing, and the session is left as it
+ * was: root can still start it.
+ */
+TEST_F(abi, passed_fds_control_nothing)
+{
+	int fds[NR_PASSED], sv[2], status, how;
+	unsigned long len = 0;
+	pid_t pid;
+
+	fds[FD_PROC] = self->proc;
+	fds[FD_SESSION] = self->session;
+	fds[FD_CHAN] = mmap_channel(self->session);
+	ASSERT_LE(0, fds[FD_CHAN]) TH_LOG("CHANNEL: %s", strerror(errno));
+	fds[FD_STREAM] = ioctl(fds[FD_CHAN], LTTNG_STREAM);
+	ASSERT_LE(0, fds[FD_STREAM]);
+	ASSERT_EQ(0, ioctl(fds[FD_STREAM], RB_GET_MMAP_LEN, &len));
+	for (how = 0; how < 2; how++) {
+		ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			int got[NR_PASSED], i;
+
+			close(sv[0]);
+			if (how == 0) {
+				/* User nobody, with only what it is sent. */
+				for (i = 0; i < NR_PASSED; i++)
+					close(fds[i]);
+				if (setgid(65534) || setuid(65534))
+					_exit(200);
+				if (recv_fds(sv[1], got))
+					_exit(201);
+				_exit(unprivileged_uses(got, len, EACCES));
+			}
+			/* Root of a new user namespace, with inherited files. */
+			if (unshare(CLONE_NEWUSER))
+				_exit(202);
+			_exit(unprivileged_uses(fds, len, EPERM));
+		}
+		close(sv[1]);
+		if (how == 0)
+			EXPECT_EQ(0, send_fds(sv[0], fds));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		close(sv[0]);
+		ASSERT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status))
+			TH_LOG("%s: failed checks %#x (bit 0: /proc/lttng ioctl, 1: session, 2: channel, 3: stream ioctl, 4: mmap, 5: splice, 6: open)",
+			       how ? "user-namespace root" : "user nobody", WEXITSTATUS(status));
+	}
+	/* Root still controls the session, which nobody started. */
+	EXPECT_EQ(0, ioctl(fds[FD_STREAM], RB_GET_MAX_SUBBUF_SIZE, &len));
+	EXPECT_EQ(0, ioctl(self->session, LTTNG_SESSION_START)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(0, ioctl(self->session, LTTNG_SESSION_STOP));
+	close(fds[FD_STREAM]);
+	close(fds[FD_CHAN]);
 }
 
 TEST_HARNESS_MAIN

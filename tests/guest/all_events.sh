@@ -132,12 +132,35 @@ case_dmesg_clean() {
 }
 
 t1=$SECONDS
-timeout -s KILL 150 babeltrace2 "$top/a" >"$top/a.txt" 2>"$top/a.err"
+timeout -s KILL $((150 * ${LTTNG_SLOW:-1})) babeltrace2 "$top/a" >"$top/a.txt" 2>"$top/a.err"
 bt_st=$?
 echo "# tracing $((t1 - t0)) s, babeltrace2 $((SECONDS - t1)) s"
+# The events_discarded counter of a stream's first packet (the packet
+# header and context of the driver's metadata: offset 72, 64 bits).
+first_discarded() { od -An -t u8 -j 72 -N 8 "$1" | tr -d ' '; }
+
+# babeltrace2 counts discarded events as the difference between the
+# counters of consecutive packets; for a first packet whose counter is
+# already non-zero (events refused before it closed: nested in the write
+# path, say, which the debug kernel's lockdep and irqflags tracepoints
+# do), it can only warn "may have discarded", once per stream.  Those
+# warnings are accounted for: once per stream, and only for a stream
+# whose first packet says so.
+maybe_ok() {
+	local line stream seen=" "
+	while read -r line; do
+		stream=$(sed -n 's|.* within stream "\([^"]*\)".*|\1|p' <<<"$line")
+		case "$seen" in *" $stream "*) return 1 ;; esac
+		seen="$seen$stream "
+		[ -f "$stream" ] && [ "$(first_discarded "$stream")" -gt 0 ] || return 1
+	done < <(grep 'Tracer may have discarded events between' "$top/a.err")
+}
+
 case_babeltrace2_clean() {
 	local other
-	other=$(grep -v 'Tracer discarded [0-9]* events\? ' "$top/a.err")
+	other=$(grep -v 'Tracer discarded [0-9]* events\? \|Tracer may have discarded events between' "$top/a.err")
+	maybe_ok || other="$other
+(a 'may have discarded' warning for a stream twice, or for one whose first packet counts nothing)"
 	[ "$bt_st" = 0 ] && [ -z "$other" ] && return 0
 	echo "# babeltrace2 status $bt_st, stderr:"
 	head -n 10 <<<"$other" | sed 's/^/#   /'
@@ -170,6 +193,13 @@ discarded_bt() {
 	sed -n "s|.*Tracer discarded \([0-9]*\) events\? .* within stream \"[^\"]*/$1_[0-9]*\".*|\1|p" \
 		"$top/a.err" | awk '{ n += $1 } END { print n + 0 }'
 }
+discarded_first() {
+	local f n=0
+	for f in "$top/a/kernel/$1"_[0-9]*; do
+		[ -f "$f" ] && n=$((n + $(first_discarded "$f")))
+	done
+	echo $n
+}
 discarded_lttng() {
 	awk -v ch="$1" '
 		/^- [^ ]*: \[/ { cur = substr($2, 1, length($2) - 1) }
@@ -178,12 +208,13 @@ discarded_lttng() {
 }
 
 case_discarded_accounted() {
-	local ch bt lt bad=0
+	local ch bt first lt bad=0
 	for ch in c0 c1; do
 		bt=$(discarded_bt $ch)
+		first=$(discarded_first $ch)
 		lt=$(discarded_lttng $ch)
-		echo "# $ch discarded: babeltrace2 $bt, lttng list $lt"
-		[ "$bt" = "$lt" ] || bad=1
+		echo "# $ch discarded: babeltrace2 $bt + first packets $first, lttng list $lt"
+		[ "$((bt + first))" = "$lt" ] || bad=1
 	done
 	if [ "$(discarded_bt c1)" = 0 ]; then
 		echo "# nothing discarded in c1: the case tested nothing"

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every allocation a tracer command makes may fail, and then the command
+ * fails cleanly: each command of a session's life (SESSION, CHANNEL,
+ * METADATA, EVENT and ENABLE of trace events and of a system call,
+ * CONTEXT, STREAM, SESSION_START) runs again and again with its first,
+ * second, third ... slab allocation made to fail (/proc/thread-self/
+ * fail-nth, the way syzkaller injects faults), until it runs through
+ * without reaching the injected failure.  A run that met the failure must
+ * succeed anyway or fail with ENOMEM, and leave the session usable: the
+ * next run retries the same command on it.  KASAN, lockdep and kmemleak
+ * (scanned by run-tests after the last test) watch the error paths.
+ * Needs CONFIG_FAULT_INJECTION and CONFIG_FAILSLAB: the debug variant.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 1200
+
+#define LTTNG_SESSION		0x0000F645u
+#define LTTNG_CHANNEL		0x4140F655u
+#define LTTNG_METADATA		0x4140F654u
+#define LTTNG_SESSION_START	0x0000F656u
+#define LTTNG_SESSION_STOP	0x0000F657u
+#define LTTNG_STREAM		0x0000F662u
+#define LTTNG_EVENT		0x4234F663u
+#define LTTNG_CONTEXT		0x4134F671u
+#define LTTNG_ENABLE		0x0000F682u
+
+#define FAIL_NTH "/proc/thread-self/fail-nth"
+#define FAILSLAB "/sys/kernel/debug/failslab/"
+
+struct channel_conf {
+	uint64_t subbuf_size;
+	uint64_t num_subbuf;
+	uint32_t switch_timer_interval;
+	uint32_t read_timer_interval;
+	uint32_t output;
+	int32_t overwrite;
+	char padding[288];
+} __attribute__((packed));
+
+struct event_conf {
+	char name[256];
+	uint32_t instrumentation;
+	uint64_t token;
+	char padding[8];
+	unsigned char u[288];
+} __attribute__((packed));
+
+struct context_conf {
+	uint32_t ctx;
+	char padding[16];
+	char u[288];
+} __attribute__((packed));
+
+static int proc_fd, session_fd, chan_fd, meta_fd;
+
+static int put(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+static int do_session(void) { return ioctl(proc_fd, LTTNG_SESSION); }
+
+static int do_channel(void)
+{
+	struct channel_conf c;
+
+	memset(&c, 0, sizeof(c));
+	c.subbuf_size = 4096;
+	c.num_subbuf = 4;
+	return ioctl(session_fd, LTTNG_CHANNEL, &c);
+}
+
+static int do_metadata(void)
+{
+	struct channel_conf c;
+
+	memset(&c, 0, sizeof(c));
+	c.subbuf_size = 4096;
+	c.num_subbuf = 2;
+	return ioctl(session_fd, LTTNG_METADATA, &c);
+}
+
+static int do_event(const char *name, uint32_t instrumentation)
+{
+	struct event_conf ev;
+	int fd, ret;
+
+	memset(&ev, 0, sizeof(ev));
+	snprintf(ev.name, sizeof(ev.name), "%s", name);
+	ev.instrumentation = instrumentation;
+	fd = ioctl(chan_fd, LTTNG_EVENT, &ev);
+	if (fd < 0)
+		return fd;
+	ret = ioctl(fd, LTTNG_ENABLE);
+	if (ret) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return ret;
+	}
+	return fd;
+}
+
+static int do_sched_events(void) { return do_event("sched_*", 0); }
+static int do_syscall_event(void) { return do_event("getppid", 5); }
+
+static int do_context(void)
+{
+	struct context_conf c;
+
+	memset(&c, 0, sizeof(c));
+	c.ctx = 6;	/* tid */
+	return ioctl(chan_fd, LTTNG_CONTEXT, &c);
+}
+
+static int do_stream(void) { return ioctl(chan_fd, LTTNG_STREAM); }
+static int do_meta_stream(void) { return ioctl(meta_fd, LTTNG_STREAM); }
+static int do_start(void) { return ioctl(session_fd, LTTNG_SESSION_START); }
+
+static const struct op {
+	const char *name;
+	int (*run)(void);
+	int *keep;		/* where the fd of the final run goes */
+	int returns_fd;
+} ops[] = {
+	{ "SESSION", do_session, &session_fd, 1 },
+	{ "CHANNEL", do_channel, &chan_fd, 1 },
+	{ "METADATA", do_metadata, &meta_fd, 1 },
+	{ "CONTEXT tid", do_context, NULL, 0 },
+	{ "EVENT+ENABLE sched_*", do_sched_events, NULL, 1 },
+	{ "EVENT+ENABLE syscall getppid", do_syscall_event, NULL, 1 },
+	{ "STREAM", do_stream, NULL, 1 },
+	{ "METADATA STREAM", do_meta_stream, NULL, 1 },
+	{ "SESSION_START", do_start, NULL, 0 },
+};
+
+TEST(every_allocation_failure_is_clean)
+{
+	unsigned int i, nth, injected_total = 0, bad = 0;
+	int fds[64], nfds = 0;
+
+	if (access(FAIL_NTH, F_OK))
+		SKIP(return, "no fault injection in this kernel");
+	if (access(FAILSLAB, F_OK))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	/* Commands allocate with GFP_KERNEL: failslab must not skip those. */
+	ASSERT_EQ(0, put(FAILSLAB "ignore-gfp-wait", "N")) TH_LOG("failslab: %s", strerror(errno));
+	ASSERT_EQ(0, put(FAILSLAB "verbose", "0"));
+	proc_fd = open("/proc/lttng", O_RDWR);
+	ASSERT_LE(0, proc_fd);
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		const struct op *op = &ops[i];
+		unsigned int injected = 0;
+
+		for (nth = 1; nth < 10000; nth++) {
+			char buf[32] = "";
+			int ret, err, fd;
+
+			snprintf(buf, sizeof(buf), "%u", nth);
+			fd = open(FAIL_NTH, O_RDWR);
+			ASSERT_LE(0, fd);
+			ASSERT_EQ((ssize_t)strlen(buf), write(fd, buf, strlen(buf)));
+			errno = 0;
+			ret = op->run();
+			err = errno;
+			memset(buf, 0, sizeof(buf));
+			ASSERT_LT(0, pread(fd, buf, sizeof(buf) - 1, 0));
+			/* Not reached: the command ran without failure. */
+			if (atoi(buf) != 0) {
+				ASSERT_EQ(0, pwrite(fd, "0", 1, 0) == 1 ? 0 : -1);
+				close(fd);
+				ASSERT_LE(0, ret) TH_LOG("%s: %s without injection", op->name,
+							 strerror(err));
+				if (op->keep)
+					*op->keep = ret;
+				else if (op->returns_fd && nfds < 64)
+					fds[nfds++] = ret;
+				break;
+			}
+			close(fd);
+			injected++;
+			if (ret < 0 && err != ENOMEM) {
+				bad++;
+				TH_LOG("%s, allocation %u failed: %s, not ENOMEM", op->name, nth,
+				       strerror(err));
+			}
+			if (ret >= 0 && op->returns_fd)
+				close(ret);
+			if (ret >= 0 && op->run == do_start)
+				ASSERT_EQ(0, ioctl(session_fd, LTTNG_SESSION_STOP));
+			if (ret >= 0 && op->run == do_context)
+				break;	/* added: a second CONTEXT is EEXIST */
+		}
+		ASSERT_GT(10000, nth) TH_LOG("%s never ran through", op->name);
+		printf("# %s: %u allocations failed in turn\n", op->name, injected);
+		injected_total += injected;
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_LT(0, injected_total);
+	EXPECT_EQ(0, ioctl(session_fd, LTTNG_SESSION_STOP));
+	while (nfds--)
+		close(fds[nfds]);
+	close(meta_fd);
+	close(chan_fd);
+	close(session_fd);
+	close(proc_fd);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockdown=confidentiality refuses tracing, as it refuses tracefs: once
+ * the kernel's lockdown level is raised, /proc/lttng cannot be opened and
+ * the files opened before control nothing any more.  The level cannot be
+ * lowered again, so run-tests runs this after every other test and after
+ * kmemleak's scan (debugfs is refused under lockdown too).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define TRACER_VERSION		0x800CF646u
+#define LTTNG_SESSION		0x0000F645u
+#define LTTNG_SESSION_START	0x0000F656u
+
+#define LOCKDOWN "/sys/kernel/security/lockdown"
+
+static int read_level(char *buf, size_t len)
+{
+	int fd = open(LOCKDOWN, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
+TEST(confidentiality_refuses_tracing)
+{
+	struct { uint32_t major, minor, patchlevel; } v;
+	char level[128];
+	int proc, session, fd;
+
+	if (access(LOCKDOWN, F_OK))
+		mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
+	ASSERT_EQ(0, read_level(level, sizeof(level)))
+		TH_LOG("%s: %s (CONFIG_SECURITY_LOCKDOWN_LSM?)", LOCKDOWN, strerror(errno));
+	ASSERT_NE(NULL, strstr(level, "[none]")) TH_LOG("lockdown already %s", level);
+	/* Allowed before. */
+	proc = open("/proc/lttng", O_RDWR);
+	ASSERT_LE(0, proc) TH_LOG("open: %s", strerror(errno));
+	session = ioctl(proc, LTTNG_SESSION);
+	ASSERT_LE(0, session) TH_LOG("SESSION: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(proc, TRACER_VERSION, &v));
+
+	fd = open(LOCKDOWN, O_WRONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(15, write(fd, "confidentiality", 15)) TH_LOG("%s", strerror(errno));
+	close(fd);
+	ASSERT_EQ(0, read_level(level, sizeof(level)));
+	ASSERT_NE(NULL, strstr(level, "[confidentiality]")) TH_LOG("%s", level);
+
+	errno = 0;
+	EXPECT_EQ(-1, open("/proc/lttng", O_RDWR));
+	EXPECT_EQ(EPERM, errno);
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(proc, TRACER_VERSION, &v));
+	EXPECT_EQ(EPERM, errno);
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(session, LTTNG_SESSION_START));
+	EXPECT_EQ(EPERM, errno);
+	close(session);
+	close(proc);
+}
+
+TEST_HARNESS_MAIN
