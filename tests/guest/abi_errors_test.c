@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -48,6 +49,7 @@
 #define RB_GET_MMAP_READ_OFFSET	0x8008F60Bu
 #define TRACER_VERSION		0x800CF646u
 #define STREAM_GET_SEQ_NUM	0x8008F627u
+#define STREAM_INSTANCE_ID	0x8008F628u
 /* The data stream's _IOR(.., __u64) queries: 0x20 to 0x28. */
 #define STREAM_GET_FIRST	0x8008F620u
 #define STREAM_GET_LAST		0x8008F628u
@@ -357,21 +359,50 @@ static int mmap_channel(int session)
 	return ioctl(session, LTTNG_CHANNEL, &c);
 }
 
+/* Consume every delivered packet; return how many. */
+static int drain(int stream)
+{
+	int n = 0;
+
+	while (!ioctl(stream, RB_GET_NEXT_SUBBUF)) {
+		ioctl(stream, RB_PUT_NEXT_SUBBUF);
+		n++;
+	}
+	return n;
+}
+
 /*
  * The mapped buffer is read-only for good: a writable mapping is EPERM,
  * and a read-only one cannot be made writable.  Freshly allocated, it
- * holds zeros only, and the padding of the packet a stop closes is zero:
- * nothing the kernel had in that memory before reaches the reader.
+ * holds zeros only.  And the padding of a packet never shows what the
+ * sub-buffer held before: the buffer is filled with getppid events and
+ * drained, then a few more events and a stop close short packets in
+ * sub-buffers that held full ones; from the end of each packet's content
+ * to its padded size, every byte is zero.
  */
 TEST_F(abi, mapped_buffer_is_read_only_and_zeroed)
 {
 	unsigned long len = 0, off = 1, size = 0, padded = 0, i, nonzero = 0;
-	int chan = mmap_channel(self->session), stream;
+	int chan = mmap_channel(self->session), stream, event, n, cpu;
+	struct event_conf ev;
+	cpu_set_t set;
 	unsigned char *p;
 
 	ASSERT_LE(0, chan) TH_LOG("CHANNEL: %s", strerror(errno));
+	memset(&ev, 0, sizeof(ev));
+	strcpy(ev.name, "getppid");
+	ev.instrumentation = 5;		/* SYSCALL, entry and exit */
+	event = ioctl(chan, LTTNG_EVENT, &ev);
+	ASSERT_LE(0, event) TH_LOG("EVENT: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(event, LTTNG_ENABLE));
+	/* One CPU's stream, and this thread pinned to that CPU. */
 	stream = ioctl(chan, LTTNG_STREAM);
 	ASSERT_LE(0, stream);
+	ASSERT_EQ(0, ioctl(stream, STREAM_INSTANCE_ID, &off));
+	cpu = off;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
 	ASSERT_EQ(0, ioctl(stream, RB_GET_MMAP_LEN, &len));
 	ASSERT_EQ(4 * 4096, len);
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, stream, 0));
@@ -383,21 +414,31 @@ TEST_F(abi, mapped_buffer_is_read_only_and_zeroed)
 	for (i = 0; i < len; i++)
 		nonzero += p[i] != 0;
 	EXPECT_EQ(0, nonzero) TH_LOG("%lu non-zero bytes in a new buffer", nonzero);
+
 	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_START));
+	for (i = 0; i < 4000; i++)
+		syscall(SYS_getppid);
+	n = drain(stream);
+	EXPECT_LE(3, n) TH_LOG("only %d packets filled", n);
+	for (i = 0; i < 3; i++)
+		syscall(SYS_getppid);
 	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_STOP));
-	ASSERT_EQ(0, ioctl(stream, RB_GET_NEXT_SUBBUF));
-	ASSERT_EQ(0, ioctl(stream, RB_GET_MMAP_READ_OFFSET, &off));
-	ASSERT_EQ(0, ioctl(stream, RB_GET_SUBBUF_SIZE, &size));
-	ASSERT_EQ(0, ioctl(stream, RB_GET_PADDED_SUBBUF_SIZE, &padded));
-	ASSERT_LT(off, len);
-	EXPECT_EQ(4096, padded);
-	ASSERT_LT(0, size);
-	ASSERT_LE(size, padded);
-	for (nonzero = 0, i = size; i < padded; i++)
-		nonzero += p[off + i] != 0;
-	EXPECT_EQ(0, nonzero) TH_LOG("%lu non-zero padding bytes", nonzero);
-	EXPECT_EQ(0, ioctl(stream, RB_PUT_NEXT_SUBBUF));
+	for (n = 0, nonzero = 0; !ioctl(stream, RB_GET_NEXT_SUBBUF); n++) {
+		ASSERT_EQ(0, ioctl(stream, RB_GET_MMAP_READ_OFFSET, &off));
+		ASSERT_EQ(0, ioctl(stream, RB_GET_SUBBUF_SIZE, &size));
+		ASSERT_EQ(0, ioctl(stream, RB_GET_PADDED_SUBBUF_SIZE, &padded));
+		ASSERT_LT(off, len);
+		EXPECT_EQ(4096, padded);
+		ASSERT_LT(0, size);
+		ASSERT_LE(size, padded);
+		for (i = size; i < padded; i++)
+			nonzero += p[off + i] != 0;
+		EXPECT_EQ(0, ioctl(stream, RB_PUT_NEXT_SUBBUF));
+	}
+	EXPECT_LE(1, n) TH_LOG("no packet after the refill");
+	EXPECT_EQ(0, nonzero) TH_LOG("%lu non-zero padding bytes in %d packets", nonzero, n);
 	munmap(p, len);
+	close(event);
 	close(stream);
 	close(chan);
 }
@@ -449,7 +490,7 @@ TEST_F(abi, stream_answers_hold_no_kernel_address)
 	close(chan);
 }
 
-enum { FD_PROC, FD_SESSION, FD_CHAN, FD_STREAM, NR_PASSED };
+enum { FD_PROC, FD_SESSION, FD_CHAN, FD_STREAM, FD_EVENT, FD_META, FD_MSTREAM, NR_PASSED };
 
 static int send_fds(int sock, const int *fds)
 {
@@ -522,6 +563,15 @@ static int unprivileged_uses(const int *fds, unsigned long len, int open_errno)
 		bad |= 1 << 5;
 	if (open("/proc/lttng", O_RDWR) != -1 || errno != open_errno)
 		bad |= 1 << 6;
+	if (ioctl(fds[FD_EVENT], LTTNG_ENABLE) != -1 || errno != EPERM)
+		bad |= 1 << 7;
+	if (ioctl(fds[FD_META], LTTNG_STREAM) != -1 || errno != EPERM)
+		bad |= 1 << 8;
+	if (ioctl(fds[FD_MSTREAM], RB_GET_NEXT_SUBBUF) != -1 || errno != EPERM)
+		bad |= 1 << 9;
+	if (mmap(NULL, len, PROT_READ, MAP_SHARED, fds[FD_MSTREAM], 0) != MAP_FAILED ||
+	    errno != EPERM)
+		bad |= 1 << 10;
 	return bad;
 }
 
@@ -534,7 +584,9 @@ static int unprivileged_uses(const int *fds, unsigned long len, int open_errno)
  */
 TEST_F(abi, passed_fds_control_nothing)
 {
-	int fds[NR_PASSED], sv[2], status, how;
+	struct channel_conf c = good_conf();
+	int fds[NR_PASSED], sv[2], status, how, i;
+	struct event_conf ev;
 	unsigned long len = 0;
 	pid_t pid;
 
@@ -545,6 +597,15 @@ TEST_F(abi, passed_fds_control_nothing)
 	fds[FD_STREAM] = ioctl(fds[FD_CHAN], LTTNG_STREAM);
 	ASSERT_LE(0, fds[FD_STREAM]);
 	ASSERT_EQ(0, ioctl(fds[FD_STREAM], RB_GET_MMAP_LEN, &len));
+	memset(&ev, 0, sizeof(ev));
+	strcpy(ev.name, "sched_switch");
+	fds[FD_EVENT] = ioctl(fds[FD_CHAN], LTTNG_EVENT, &ev);
+	ASSERT_LE(0, fds[FD_EVENT]) TH_LOG("EVENT: %s", strerror(errno));
+	c.output = 1;
+	fds[FD_META] = ioctl(self->session, LTTNG_METADATA, &c);
+	ASSERT_LE(0, fds[FD_META]) TH_LOG("METADATA: %s", strerror(errno));
+	fds[FD_MSTREAM] = ioctl(fds[FD_META], LTTNG_STREAM);
+	ASSERT_LE(0, fds[FD_MSTREAM]);
 	for (how = 0; how < 2; how++) {
 		ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 		pid = fork();
@@ -571,19 +632,19 @@ TEST_F(abi, passed_fds_control_nothing)
 		close(sv[1]);
 		if (how == 0)
 			EXPECT_EQ(0, send_fds(sv[0], fds));
-		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		close(sv[0]);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		ASSERT_TRUE(WIFEXITED(status));
 		EXPECT_EQ(0, WEXITSTATUS(status))
-			TH_LOG("%s: failed checks %#x (bit 0: /proc/lttng ioctl, 1: session, 2: channel, 3: stream ioctl, 4: mmap, 5: splice, 6: open)",
+			TH_LOG("%s: failed checks %#x (bit 0: /proc/lttng ioctl, 1: session, 2: channel, 3: stream ioctl, 4: mmap, 5: splice, 6: open, 7: event, 8: metadata channel, 9: metadata stream ioctl, 10: its mmap)",
 			       how ? "user-namespace root" : "user nobody", WEXITSTATUS(status));
 	}
 	/* Root still controls the session, which nobody started. */
 	EXPECT_EQ(0, ioctl(fds[FD_STREAM], RB_GET_MAX_SUBBUF_SIZE, &len));
 	EXPECT_EQ(0, ioctl(self->session, LTTNG_SESSION_START)) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ(0, ioctl(self->session, LTTNG_SESSION_STOP));
-	close(fds[FD_STREAM]);
-	close(fds[FD_CHAN]);
+	for (i = FD_CHAN; i < NR_PASSED; i++)
+		close(fds[i]);
 }
 
 TEST_HARNESS_MAIN

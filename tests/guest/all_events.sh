@@ -148,12 +148,14 @@ first_discarded() { od -An -t u8 -j 72 -N 8 "$1" | tr -d ' '; }
 # whose first packet says so.
 maybe_ok() {
 	local line stream seen=" "
+	# No /dev/fd in the guest: no process substitution.
+	grep 'Tracer may have discarded events between' "$top/a.err" >"$top/maybe"
 	while read -r line; do
 		stream=$(sed -n 's|.* within stream "\([^"]*\)".*|\1|p' <<<"$line")
 		case "$seen" in *" $stream "*) return 1 ;; esac
 		seen="$seen$stream "
 		[ -f "$stream" ] && [ "$(first_discarded "$stream")" -gt 0 ] || return 1
-	done < <(grep 'Tracer may have discarded events between' "$top/a.err")
+	done <"$top/maybe"
 }
 
 case_babeltrace2_clean() {

@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # description: CPU 1 taken offline and back online in a loop (200 cycles,
-#              200 / LTTNG_SLOW on a slow kernel) while writers, placed by
-#              the scheduler on whichever CPU is online, make a known
-#              number of getppid; the session stops while CPU 1 is offline,
-#              so its buffer is flushed from the other CPU.  Every getppid
+#              200 / LTTNG_SLOW on a slow kernel) while two writers make a
+#              known number of getppid, one of them started on CPU 1
+#              whenever it is online, and fork (task_newtask, an event
+#              recorded through perf: its counters are re-created after
+#              each online); the session stops while CPU 1 is offline, so
+#              its buffer is flushed from the other CPU.  Every getppid
 #              entry and exit the writers made is in the trace, exactly
-#              once, and nothing is reported discarded.
+#              once, some on CPU 1, and nothing is reported discarded.
 # requires: lttng-tools 2.13, babeltrace2, CONFIG_HOTPLUG_CPU, 2 CPUs
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/lttng_env.sh"
@@ -29,12 +31,16 @@ ok=1
 run lttng create hpl -o $top/hpl || ok=0
 run lttng enable-channel -k c0 --subbuf-size 1M --num-subbuf 4 || ok=0
 run lttng enable-event -k -c c0 --syscall getppid || ok=0
+run lttng enable-event -k -c c0 task_newtask || ok=0
 run lttng add-context -k -c c0 -t tid || ok=0
 run lttng start || ok=0
 echo "# $cycles offline/online cycles of CPU 1, $writers writers of $n getppid per run"
 for w in $(seq $writers); do
 	(while [ ! -e $top/stop ]; do
-		"$here/syscall_workload" repeat $n || echo "failed"
+		# Writer 2 on CPU 1 while it is online: taskset fails before
+		# running it otherwise, and it runs where the scheduler says.
+		{ [ $w = 2 ] && taskset -c 1 "$here/syscall_workload" repeat $n 2>/dev/null; } ||
+			"$here/syscall_workload" repeat $n || echo "failed"
 		sleep 0.02
 	done >$top/truth.$w) &
 done
@@ -69,8 +75,9 @@ count() {
 }
 entries=$(count syscall_entry_getppid) exits=$(count syscall_exit_getppid)
 on1=$(grep -c 'syscall_entry_getppid: { cpu_id = 1 }' $top/hpl.txt)
-echo "# $runs writer runs: $((runs * n)) getppid made; $entries entries, $exits exits recorded ($on1 entries on CPU 1)"
-[ "$runs" -gt 0 ] && [ "$entries" = $((runs * n)) ]
+forks=$(grep -c ' task_newtask: ' $top/hpl.txt)
+echo "# $runs writer runs: $((runs * n)) getppid made; $entries entries, $exits exits recorded ($on1 entries on CPU 1); $forks task_newtask"
+[ "$runs" -gt 0 ] && [ "$entries" = $((runs * n)) ] && [ "$on1" -gt 0 ]
 ktap_status entries_exact $?
 [ "$runs" -gt 0 ] && [ "$exits" = $((runs * n)) ]
 ktap_status exits_exact $?

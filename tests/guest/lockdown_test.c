@@ -2,16 +2,21 @@
 /*
  * lockdown=confidentiality refuses tracing, as it refuses tracefs: once
  * the kernel's lockdown level is raised, /proc/lttng cannot be opened and
- * the files opened before control nothing any more.  The level cannot be
- * lowered again, so run-tests runs this after every other test and after
- * kmemleak's scan (debugfs is refused under lockdown too).
+ * the files opened before refuse every command that starts, extends or
+ * reads a trace (and new mappings of a stream); what stops or releases
+ * (SESSION_STOP, PUT_NEXT_SUBBUF) is still allowed, so that a session
+ * that was recording can be ended.  The level cannot be lowered again, so
+ * run-tests runs this after every other test and after kmemleak's scan
+ * (debugfs is refused under lockdown too).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <unistd.h>
 
@@ -20,6 +25,22 @@
 #define TRACER_VERSION		0x800CF646u
 #define LTTNG_SESSION		0x0000F645u
 #define LTTNG_SESSION_START	0x0000F656u
+#define LTTNG_SESSION_STOP	0x0000F657u
+#define LTTNG_CHANNEL		0x4140F655u
+#define LTTNG_STREAM		0x0000F662u
+#define RB_GET_NEXT_SUBBUF	0x0000F605u
+#define RB_PUT_NEXT_SUBBUF	0x0000F606u
+#define RB_GET_MMAP_LEN		0x8008F60Au
+
+struct channel_conf {
+	uint64_t subbuf_size;
+	uint64_t num_subbuf;
+	uint32_t switch_timer_interval;
+	uint32_t read_timer_interval;
+	uint32_t output;
+	int32_t overwrite;
+	char padding[288];
+} __attribute__((packed));
 
 #define LOCKDOWN "/sys/kernel/security/lockdown"
 
@@ -41,8 +62,10 @@ static int read_level(char *buf, size_t len)
 TEST(confidentiality_refuses_tracing)
 {
 	struct { uint32_t major, minor, patchlevel; } v;
+	struct channel_conf c;
+	int proc, session, chan, stream, fd;
+	unsigned long len = 0;
 	char level[128];
-	int proc, session, fd;
 
 	if (access(LOCKDOWN, F_OK))
 		mount("securityfs", "/sys/kernel/security", "securityfs", 0, NULL);
@@ -55,6 +78,19 @@ TEST(confidentiality_refuses_tracing)
 	session = ioctl(proc, LTTNG_SESSION);
 	ASSERT_LE(0, session) TH_LOG("SESSION: %s", strerror(errno));
 	ASSERT_EQ(0, ioctl(proc, TRACER_VERSION, &v));
+	/* A recording session, read through a mapped stream. */
+	if (system("modprobe -q lttng-ring-buffer-client-mmap-discard"))
+		TH_LOG("modprobe lttng-ring-buffer-client-mmap-discard failed (built in?)");
+	memset(&c, 0, sizeof(c));
+	c.subbuf_size = 4096;
+	c.num_subbuf = 4;
+	c.output = 1;
+	chan = ioctl(session, LTTNG_CHANNEL, &c);
+	ASSERT_LE(0, chan) TH_LOG("CHANNEL: %s", strerror(errno));
+	stream = ioctl(chan, LTTNG_STREAM);
+	ASSERT_LE(0, stream);
+	ASSERT_EQ(0, ioctl(stream, RB_GET_MMAP_LEN, &len));
+	ASSERT_EQ(0, ioctl(session, LTTNG_SESSION_START));
 
 	fd = open(LOCKDOWN, O_WRONLY);
 	ASSERT_LE(0, fd);
@@ -70,8 +106,24 @@ TEST(confidentiality_refuses_tracing)
 	EXPECT_EQ(-1, ioctl(proc, TRACER_VERSION, &v));
 	EXPECT_EQ(EPERM, errno);
 	errno = 0;
+	EXPECT_EQ(-1, ioctl(stream, RB_GET_NEXT_SUBBUF));
+	EXPECT_EQ(EPERM, errno);
+	errno = 0;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, len, PROT_READ, MAP_SHARED, stream, 0));
+	EXPECT_EQ(EPERM, errno);
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(chan, LTTNG_STREAM));
+	EXPECT_EQ(EPERM, errno);
+	/* Ending what runs stays possible. */
+	EXPECT_EQ(0, ioctl(session, LTTNG_SESSION_STOP)) TH_LOG("STOP: %s", strerror(errno));
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(stream, RB_PUT_NEXT_SUBBUF));	/* nothing held */
+	EXPECT_NE(EPERM, errno);
+	errno = 0;
 	EXPECT_EQ(-1, ioctl(session, LTTNG_SESSION_START));
 	EXPECT_EQ(EPERM, errno);
+	close(stream);
+	close(chan);
 	close(session);
 	close(proc);
 }
