@@ -20,58 +20,13 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "lttng_abi.h"
 
 /* kselftest's 30 s per case is too short for the debug kernel under TCG. */
 #undef TEST_TIMEOUT_DEFAULT
 #define TEST_TIMEOUT_DEFAULT 300
 
-/* Numbers as lttng-tools 2.13.9 hard-codes them (fact sheet, section 2). */
-#define LTTNG_SESSION		0x0000F645u
-#define LTTNG_TRACEPOINT_LIST	0x0000F647u
-#define LTTNG_SYSCALL_LIST	0x0000F64Au
-#define LTTNG_CHANNEL		0x4140F655u
-#define LTTNG_METADATA		0x4140F654u
-#define LTTNG_SESSION_START	0x0000F656u
-#define LTTNG_SESSION_STOP	0x0000F657u
-#define LTTNG_STREAM		0x0000F662u
-#define LTTNG_EVENT		0x4234F663u
-#define LTTNG_ENABLE		0x0000F682u
-#define LTTNG_FILTER		0x0000F690u
-#define RB_SNAPSHOT		0x0000F600u
-#define RB_SNAPSHOT_GET_CONSUMED 0x8008F601u
-#define RB_SNAPSHOT_GET_PRODUCED 0x8008F602u
-#define RB_GET_NEXT_SUBBUF	0x0000F605u
-#define RB_PUT_NEXT_SUBBUF	0x0000F606u
-#define RB_GET_SUBBUF_SIZE	0x8008F607u
-#define RB_GET_PADDED_SUBBUF_SIZE 0x8008F608u
-#define RB_GET_MAX_SUBBUF_SIZE	0x8008F609u
-#define RB_GET_MMAP_LEN		0x8008F60Au
-#define RB_GET_MMAP_READ_OFFSET	0x8008F60Bu
-#define TRACER_VERSION		0x800CF646u
-#define STREAM_GET_SEQ_NUM	0x8008F627u
-#define STREAM_INSTANCE_ID	0x8008F628u
-/* The data stream's _IOR(.., __u64) queries: 0x20 to 0x28. */
-#define STREAM_GET_FIRST	0x8008F620u
-#define STREAM_GET_LAST		0x8008F628u
 #define UNKNOWN_CMD		0x0000F6FFu
-
-struct channel_conf {
-	uint64_t subbuf_size;
-	uint64_t num_subbuf;
-	uint32_t switch_timer_interval;
-	uint32_t read_timer_interval;
-	uint32_t output;
-	int32_t overwrite;
-	char padding[288];
-} __attribute__((packed));
-
-struct event_conf {
-	char name[256];
-	uint32_t instrumentation;
-	uint64_t token;
-	char padding[8];
-	char u[288];
-} __attribute__((packed));
 
 static const char *const clients[] = {
 	"lttng-ring-buffer-client-discard",
@@ -444,18 +399,38 @@ TEST_F(abi, mapped_buffer_is_read_only_and_zeroed)
 }
 
 /*
- * What the stream queries hand out: exactly the size of the answer (the
- * bytes after it are untouched) and no kernel address (x86-64 kernel
- * addresses have the top bit set).
+ * Ask @cmd of @stream into a buffer of 0xa5 bytes.  Returns 0, or 1 when
+ * the command failed, 2 when the answer looks like a kernel address
+ * (x86-64 kernel addresses have the top bit set), 3 when bytes after the
+ * 8-byte answer changed.
  */
-TEST_F(abi, stream_answers_hold_no_kernel_address)
+static int check_answer(int stream, unsigned int cmd)
 {
 	union {
 		uint64_t v;
 		unsigned char b[32];
 	} out;
+	unsigned int i;
+
+	memset(&out, 0xa5, sizeof(out));
+	if (ioctl(stream, cmd, &out))
+		return 1;
+	if (out.v >> 63)
+		return 2;
+	for (i = sizeof(out.v); i < sizeof(out.b); i++)
+		if (out.b[i] != 0xa5)
+			return 3;
+	return 0;
+}
+
+/*
+ * What the stream queries hand out: exactly the size of the answer (the
+ * bytes after it are untouched) and no kernel address.
+ */
+TEST_F(abi, stream_answers_hold_no_kernel_address)
+{
 	int chan = mmap_channel(self->session), stream;
-	unsigned int cmd, i;
+	unsigned int cmd;
 
 	ASSERT_LE(0, chan) TH_LOG("CHANNEL: %s", strerror(errno));
 	stream = ioctl(chan, LTTNG_STREAM);
@@ -463,28 +438,13 @@ TEST_F(abi, stream_answers_hold_no_kernel_address)
 	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_START));
 	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_STOP));
 	ASSERT_EQ(0, ioctl(stream, RB_SNAPSHOT));
-	for (cmd = RB_SNAPSHOT_GET_CONSUMED; cmd <= RB_SNAPSHOT_GET_PRODUCED; cmd++) {
-		memset(&out, 0xa5, sizeof(out));
-		EXPECT_EQ(0, ioctl(stream, cmd, &out)) TH_LOG("cmd %#x: %s", cmd, strerror(errno));
-		EXPECT_GT(1ULL << 63, out.v) TH_LOG("cmd %#x: %#llx", cmd, (unsigned long long)out.v);
-		for (i = 8; i < sizeof(out.b); i++)
-			EXPECT_EQ(0xa5, out.b[i]) TH_LOG("cmd %#x byte %u", cmd, i);
-	}
+	for (cmd = RB_SNAPSHOT_GET_CONSUMED; cmd <= RB_SNAPSHOT_GET_PRODUCED; cmd++)
+		EXPECT_EQ(0, check_answer(stream, cmd)) TH_LOG("cmd %#x", cmd);
 	ASSERT_EQ(0, ioctl(stream, RB_GET_NEXT_SUBBUF));
-	for (cmd = RB_GET_SUBBUF_SIZE; cmd <= RB_GET_MMAP_READ_OFFSET; cmd++) {
-		memset(&out, 0xa5, sizeof(out));
-		EXPECT_EQ(0, ioctl(stream, cmd, &out)) TH_LOG("cmd %#x: %s", cmd, strerror(errno));
-		EXPECT_GT(1ULL << 63, out.v) TH_LOG("cmd %#x: %#llx", cmd, (unsigned long long)out.v);
-		for (i = 8; i < sizeof(out.b); i++)
-			EXPECT_EQ(0xa5, out.b[i]) TH_LOG("cmd %#x byte %u", cmd, i);
-	}
-	for (cmd = STREAM_GET_FIRST; cmd <= STREAM_GET_LAST; cmd++) {
-		memset(&out, 0xa5, sizeof(out));
-		EXPECT_EQ(0, ioctl(stream, cmd, &out)) TH_LOG("cmd %#x: %s", cmd, strerror(errno));
-		EXPECT_GT(1ULL << 63, out.v) TH_LOG("cmd %#x: %#llx", cmd, (unsigned long long)out.v);
-		for (i = 8; i < sizeof(out.b); i++)
-			EXPECT_EQ(0xa5, out.b[i]) TH_LOG("cmd %#x byte %u", cmd, i);
-	}
+	for (cmd = RB_GET_SUBBUF_SIZE; cmd <= RB_GET_MMAP_READ_OFFSET; cmd++)
+		EXPECT_EQ(0, check_answer(stream, cmd)) TH_LOG("cmd %#x", cmd);
+	for (cmd = STREAM_GET_FIRST; cmd <= STREAM_GET_LAST; cmd++)
+		EXPECT_EQ(0, check_answer(stream, cmd)) TH_LOG("cmd %#x", cmd);
 	EXPECT_EQ(0, ioctl(stream, RB_PUT_NEXT_SUBBUF));
 	close(stream);
 	close(chan);

@@ -57,6 +57,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lttng_abi.h"
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_WORKERS	8
 #define ARGMAX		1024			/* largest argument built */
@@ -259,30 +261,6 @@ static const struct cmd cmds[] = {
 #undef SE
 #undef CHN
 #undef EV
-
-struct chan_conf {
-	uint64_t subbuf_size;
-	uint64_t num_subbuf;
-	uint32_t switch_timer_interval;
-	uint32_t read_timer_interval;
-	uint32_t output;
-	int32_t overwrite;
-	char padding[288];
-} __attribute__((packed));
-
-struct event_conf {
-	char name[256];
-	uint32_t instrumentation;
-	uint64_t token;
-	char padding[8];
-	unsigned char u[288];
-} __attribute__((packed));
-
-struct context_conf {
-	uint32_t ctx;
-	char padding[16];
-	char u[288];
-} __attribute__((packed));
 
 struct filter_hdr {
 	uint32_t len;
@@ -769,7 +747,7 @@ static const char *const sc_names[] = {
 	"*",
 };
 
-static void valid_channel(struct thr *t, struct chan_conf *cc, bool metadata)
+static void valid_channel(struct thr *t, struct channel_conf *cc, bool metadata)
 {
 	static const unsigned long sub[] = { 4096, 8192, 16384 };
 	static const unsigned long num[] = { 2, 4, 8 };
@@ -826,8 +804,8 @@ static size_t build_valid(struct thr *t, const struct cmd *c, const struct slot 
 	switch (c->in) {
 	case IN_CHANNEL:
 	case IN_METADATA:
-		valid_channel(t, (struct chan_conf *)b, c->in == IN_METADATA);
-		return sizeof(struct chan_conf);
+		valid_channel(t, (struct channel_conf *)b, c->in == IN_METADATA);
+		return sizeof(struct channel_conf);
 	case IN_EVENT:
 		valid_event(t, (struct event_conf *)b);
 		return sizeof(struct event_conf);
@@ -881,7 +859,7 @@ static size_t build_valid(struct thr *t, const struct cmd *c, const struct slot 
  * an absurd one (2^40 bytes or more) is kept, unless FUZZ_HUGE=0: the
  * driver must refuse it without allocating.
  */
-static void sanitize_geometry(struct chan_conf *cc)
+static void sanitize_geometry(struct channel_conf *cc)
 {
 	unsigned __int128 bytes = (unsigned __int128)cc->subbuf_size * cc->num_subbuf;
 
@@ -903,7 +881,7 @@ static const uint64_t odd_num[] = {
 
 static void corrupt(struct thr *t, const struct cmd *c, unsigned char *b, size_t size)
 {
-	struct chan_conf *cc = (struct chan_conf *)b;
+	struct channel_conf *cc = (struct channel_conf *)b;
 	struct event_conf *ev = (struct event_conf *)b;
 	struct filter_hdr *fh = (struct filter_hdr *)b;
 	unsigned int n = 1 + rn(t, 4), k;
@@ -1313,7 +1291,7 @@ static long call_ioctl(struct thr *t, int i, const struct slot *s, const struct 
 		       uint32_t nr, int av, struct slot *child)
 {
 	unsigned char tmp[ARGMAX] __attribute__((aligned(16)));
-	struct chan_conf cc;
+	struct channel_conf cc;
 	struct slot ns;
 	unsigned long arg;
 	size_t size;
@@ -2303,7 +2281,7 @@ struct kit {
 
 static bool kit_open(struct kit *k, const char *who)
 {
-	struct chan_conf cc;
+	struct channel_conf cc;
 	struct event_conf ev;
 	int i;
 
@@ -2537,7 +2515,7 @@ static void case_geometry(void)
 		{ 2048, 4, 0, 0 },			{ 1ULL << 20, 3, 0, 0 },
 		{ 4096, 1ULL << 40, 1, 1 },		{ 1ULL << 40, 4, 1, 1 },
 	};
-	struct chan_conf cc;
+	struct channel_conf cc;
 	int root, sess, fd, e, meta;
 	char what[96];
 	bool ok = true;
@@ -2922,7 +2900,7 @@ static void case_new_session(void)
 	int streams[64], n = 0, fd, k, packets = 0, mpackets = 0;
 	unsigned long data = 0, mdata = 0;
 	struct event_conf evc;
-	struct chan_conf cc;
+	struct channel_conf cc;
 	char name[256];
 	bool ok = false;
 

@@ -24,46 +24,13 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "lttng_abi.h"
 
 #undef TEST_TIMEOUT_DEFAULT
 #define TEST_TIMEOUT_DEFAULT 1200
 
-#define LTTNG_SESSION		0x0000F645u
-#define LTTNG_CHANNEL		0x4140F655u
-#define LTTNG_METADATA		0x4140F654u
-#define LTTNG_SESSION_START	0x0000F656u
-#define LTTNG_SESSION_STOP	0x0000F657u
-#define LTTNG_STREAM		0x0000F662u
-#define LTTNG_EVENT		0x4234F663u
-#define LTTNG_CONTEXT		0x4134F671u
-#define LTTNG_ENABLE		0x0000F682u
-
 #define FAIL_NTH "/proc/thread-self/fail-nth"
 #define FAILSLAB "/sys/kernel/debug/failslab/"
-
-struct channel_conf {
-	uint64_t subbuf_size;
-	uint64_t num_subbuf;
-	uint32_t switch_timer_interval;
-	uint32_t read_timer_interval;
-	uint32_t output;
-	int32_t overwrite;
-	char padding[288];
-} __attribute__((packed));
-
-struct event_conf {
-	char name[256];
-	uint32_t instrumentation;
-	uint64_t token;
-	char padding[8];
-	unsigned char u[288];
-} __attribute__((packed));
-
-struct context_conf {
-	uint32_t ctx;
-	char padding[16];
-	char u[288];
-} __attribute__((packed));
 
 static int proc_fd, session_fd, chan_fd, meta_fd;
 

@@ -21,26 +21,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-
-#define TRACER_VERSION		0x800CF646u
-#define LTTNG_SESSION		0x0000F645u
-#define LTTNG_SESSION_START	0x0000F656u
-#define LTTNG_SESSION_STOP	0x0000F657u
-#define LTTNG_CHANNEL		0x4140F655u
-#define LTTNG_STREAM		0x0000F662u
-#define RB_GET_NEXT_SUBBUF	0x0000F605u
-#define RB_PUT_NEXT_SUBBUF	0x0000F606u
-#define RB_GET_MMAP_LEN		0x8008F60Au
-
-struct channel_conf {
-	uint64_t subbuf_size;
-	uint64_t num_subbuf;
-	uint32_t switch_timer_interval;
-	uint32_t read_timer_interval;
-	uint32_t output;
-	int32_t overwrite;
-	char padding[288];
-} __attribute__((packed));
+#include "lttng_abi.h"
 
 #define LOCKDOWN "/sys/kernel/security/lockdown"
 
