@@ -192,6 +192,7 @@ TEST(every_allocation_failure_is_clean)
 		}
 		ASSERT_GT(10000, nth) TH_LOG("%s never ran through", op->name);
 		printf("# %s: %u allocations failed in turn\n", op->name, injected);
+		fflush(stdout);	/* the harness's child ends with _exit() */
 		injected_total += injected;
 	}
 	EXPECT_EQ(0, bad);
