@@ -8,13 +8,14 @@
 #              each online); the session stops while CPU 1 is offline, so
 #              its buffer is flushed from the other CPU.  Every getppid
 #              entry and exit the writers made is in the trace, exactly
-#              once, some on CPU 1, and nothing is reported discarded.
+#              once, at least one run's worth on CPU 1, and nothing is
+#              reported discarded.
 # requires: lttng-tools 2.13, babeltrace2, CONFIG_HOTPLUG_CPU, 2 CPUs
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/lttng_env.sh"
-ktap_plan 5
+ktap_plan 7
 here=$(dirname "$0")
-names="commands_ok cycles_done entries_exact exits_exact nothing_discarded"
+names="commands_ok cycles_done entries_exact exits_exact recorded_on_cpu1 perf_event_recorded nothing_discarded"
 
 skip_all() {
 	for n in $names; do ktap_skip "$n" "$1"; done
@@ -50,9 +51,11 @@ for i in $(seq $cycles); do
 	echo 1 >$online || break
 	done_cycles=$i
 done
-echo 0 >$online || ok=0
 touch $top/stop
 wait
+# And one run on CPU 1 for sure, after the last cycle.
+taskset -c 1 "$here/syscall_workload" repeat $n >$top/truth.last || ok=0
+echo 0 >$online || ok=0
 run lttng stop || ok=0
 echo 1 >$online || ok=0
 run lttng destroy || ok=0
@@ -77,10 +80,16 @@ entries=$(count syscall_entry_getppid) exits=$(count syscall_exit_getppid)
 on1=$(grep -c 'syscall_entry_getppid: { cpu_id = 1 }' $top/hpl.txt)
 forks=$(grep -c ' task_newtask: ' $top/hpl.txt)
 echo "# $runs writer runs: $((runs * n)) getppid made; $entries entries, $exits exits recorded ($on1 entries on CPU 1); $forks task_newtask"
-[ "$runs" -gt 0 ] && [ "$entries" = $((runs * n)) ] && [ "$on1" -gt 0 ]
+[ "$runs" -gt 0 ] && [ "$entries" = $((runs * n)) ]
 ktap_status entries_exact $?
 [ "$runs" -gt 0 ] && [ "$exits" = $((runs * n)) ]
 ktap_status exits_exact $?
+[ "$on1" -ge $n ]
+ktap_status recorded_on_cpu1 $?
+# Recorded through perf, whose counters on CPU 1 come back from a work
+# item after each online (a loss window the driver TODO names): some.
+[ "$forks" -gt 0 ]
+ktap_status perf_event_recorded $?
 sed 's/^/# stderr: /' $top/hpl.err | head -n 5
 [ -s $top/hpl.txt ] && [ ! -s $top/hpl.err ]
 ktap_status nothing_discarded $?
