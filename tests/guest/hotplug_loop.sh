@@ -30,7 +30,9 @@ lttng_setup /tmp/hotplug_loop
 cycles=$((200 / ${LTTNG_SLOW:-1})) n=100 writers=2
 ok=1
 run lttng create hpl -o $top/hpl || ok=0
-run lttng enable-channel -k c0 --subbuf-size 1M --num-subbuf 4 || ok=0
+# Each offline closes CPU 1's packet: a sub-buffer per cycle, so many
+# small ones give lttng-consumerd a backlog of 64 cycles to keep up with.
+run lttng enable-channel -k c0 --subbuf-size 64k --num-subbuf 64 || ok=0
 run lttng enable-event -k -c c0 --syscall getppid || ok=0
 run lttng enable-event -k -c c0 task_newtask || ok=0
 run lttng add-context -k -c c0 -t tid || ok=0
