@@ -7,7 +7,8 @@
 #              __string_len, __rel_loc); the module can be removed under
 #              the session (nothing pins it), and its events are recorded
 #              again when it is loaded again
-# requires: lttng-tools 2.13, babeltrace2, CONFIG_SAMPLE_TRACE_EVENTS=m
+# requires: lttng-tools 2.13, babeltrace2, babeltrace 1.5,
+#           CONFIG_SAMPLE_TRACE_EVENTS=m
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/lttng_env.sh"
 ktap_plan 7
@@ -17,8 +18,9 @@ skip_all() {
 	for n in $names; do ktap_skip "$n" "$1"; done
 	ktap_exit
 }
-command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
-	skip_all "lttng-tools or babeltrace2 not installed"
+command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null &&
+	command -v babeltrace >/dev/null ||
+	skip_all "lttng-tools, babeltrace2 or babeltrace not installed"
 modinfo trace-events-sample >/dev/null 2>&1 || skip_all "no trace-events-sample module"
 rmmod trace-events-sample 2>/dev/null
 
@@ -51,6 +53,13 @@ ktap_check rmmod_after_destroy [ $rm_after = 0 ]
 
 babeltrace2 $top/m >$top/m.txt 2>$top/m.err
 st=$?
+# The field values are read with babeltrace 1.5 too: babeltrace2 2.0
+# shows an empty string field with the value the same field had in an
+# earlier event (fixed upstream after 2.0, review.lttng.org 4528), and
+# lstr is empty for bar 0 and 1, after a load whose bars made it "h" and
+# "he".  The bytes in the stream are right; babeltrace 1.5 reads them.
+babeltrace $top/m >$top/m1.txt 2>>$top/m1.err
+st1=$?
 # Each load's thread counts bar from 0: two runs of consecutive bars.
 bars=$(sed -nE 's/.* foo_bar: .* bar = ([0-9]+),.*/\1/p' $top/m.txt)
 runs=$(awk 'NR == 1 || $1 <= prev { r++ } { prev = $1 } END { print r + 0 }' <<<"$bars")
@@ -94,10 +103,11 @@ check_foo_bar() {
 			return 1
 		fi
 		prev=$bar
-	done <<<"$(grep ' foo_bar: ' $top/m.txt)"
+	done <<<"$(grep ' foo_bar: ' $top/m1.txt)"
 	[ -n "$prev" ]
 }
-check_foo_bar
+check_foo_bar && [ $st1 = 0 ] && [ ! -s $top/m1.err ] &&
+	[ "$(grep -c ' foo_bar: ' $top/m1.txt)" = "$n" ]
 ktap_status foo_bar_fields $?
 
 # foo_rel_loc: __rel_loc string and bitmask (0xdeadbeef), and bar.
