@@ -8,6 +8,10 @@
  *                                 call switches to the other thread (2
  *                                 context switches per operation, on a
  *                                 fixed code path)
+ *   tracer_bench rename N         N prctl(PR_SET_NAME) calls, names
+ *                                 alternating: one task_rename trace
+ *                                 event each (a TRACE_EVENT() of the
+ *                                 task system, not a system call)
  *   tracer_bench rate R SECONDS   getppid() at R calls per second for
  *                                 SECONDS, paced every 1000 calls
  *   tracer_bench drain FILE       copy FILE, an ftrace trace_pipe_raw, to
@@ -37,6 +41,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include "insn_marks.h"
 
@@ -121,6 +126,23 @@ static long long syscalls(long n)
 		syscall(SYS_getppid);
 	insn_mark_stop();
 	return now_ns() - t0;
+}
+
+static long long renames(long n)
+{
+	static const char * const names[] = { "bench_even", "bench_odd" };
+	long long t0;
+	long i;
+
+	pin_cpu0();
+	t0 = now_ns();
+	insn_mark_start();
+	for (i = 0; i < n; i++)
+		prctl(PR_SET_NAME, names[i & 1]);
+	insn_mark_stop();
+	t0 = now_ns() - t0;
+	prctl(PR_SET_NAME, "tracer_bench");
+	return t0;
 }
 
 static long long paced(long rate, long seconds, long *ops)
@@ -218,12 +240,14 @@ int main(int argc, char **argv)
 		ns = syscalls(n);
 	} else if (argc == 3 && !strcmp(argv[1], "yield") && n > 0) {
 		ns = yields(n);
+	} else if (argc == 3 && !strcmp(argv[1], "rename") && n > 0) {
+		ns = renames(n);
 	} else if (argc == 4 && !strcmp(argv[1], "rate") && n > 0 &&
 		   atol(argv[3]) > 0) {
 		ns = paced(n, atol(argv[3]), &n);
 	} else {
 		fprintf(stderr,
-			"usage: %s syscall N | yield N | rate R SECONDS | drain FILE\n",
+			"usage: %s syscall N | yield N | rename N | rate R SECONDS | drain FILE\n",
 			argv[0]);
 		return 2;
 	}

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # description: per-event cost of this driver next to ftrace and the floor,
-#   in one boot: a getppid() loop with the syscall entry/exit events, and
-#   two threads on one CPU calling sched_yield() with sched_switch.  Configurations
+#   in one boot: a getppid() loop with the syscall entry/exit events,
+#   two threads on one CPU calling sched_yield() with sched_switch, and a
+#   prctl(PR_SET_NAME) loop with task_rename (a TRACE_EVENT() outside the
+#   sched system, recorded through perf before the probe stage).  Configurations
 #   run interleaved (none floor ftrace lttng, none floor ...) for
 #   BENCH_ROUNDS rounds; each prints ns per operation and, against its
 #   round's untraced run, ns per event: median [min-max].  Then the highest
@@ -26,11 +28,11 @@ sys_n=${BENCH_SYSCALLS:-20000}
 pp_n=${BENCH_YIELDS:-5000}
 rate_s=${BENCH_RATE_SECONDS:-2}
 configs="none floor ftrace lttng"
-ktap_plan 3
+ktap_plan 4
 
 skip_all() {
 	local c
-	for c in syscall_cost sched_switch_cost zero_loss_rate; do ktap_skip $c "$1"; done
+	for c in syscall_cost sched_switch_cost task_rename_cost zero_loss_rate; do ktap_skip $c "$1"; done
 	ktap_exit
 }
 # The driver's code is the same in both variants: measured once, in the
@@ -53,7 +55,7 @@ if [ -n "$marks" ]; then
 	taskset -apc "$(($(nproc) - 1))" "$(pgrep -o lttng-sessiond)" >/dev/null
 	cat /proc/kallsyms >"$marks.kallsyms"
 fi
-echo "# guest: $(nproc) CPUs; $rounds rounds; getppid x $sys_n, sched_yield x 2 x $pp_n"
+echo "# guest: $(nproc) CPUs; $rounds rounds; getppid x $sys_n, sched_yield x 2 x $pp_n, prctl x $sys_n"
 # LTTng's clock is the monotonic clock, ftrace's default the TSC: when
 # the kernel found the vCPUs' TSCs unsynchronised (TCG's emulation delays
 # alone do it), every LTTng event reads the emulated HPET instead.
@@ -68,12 +70,21 @@ ftrace_events() {
 	case $1 in
 	syscall) echo syscalls/sys_enter_getppid syscalls/sys_exit_getppid ;;
 	yield) echo sched/sched_switch ;;
+	rename) echo task/task_rename ;;
 	esac
 }
 floor_tps() {
 	case $1 in
 	syscall) echo sys_enter,sys_exit ;;
 	yield) echo sched_switch ;;
+	rename) echo task_rename ;;
+	esac
+}
+# events_per_op WORKLOAD: the events one operation of WORKLOAD records.
+events_per_op() {
+	case $1 in
+	rename) echo 1 ;;
+	*) echo 2 ;;
 	esac
 }
 
@@ -102,11 +113,11 @@ lttng_on() {
 	rm -rf "$top/trace"
 	run lttng create bench --output "$top/trace" &&
 		run lttng enable-channel -k c0 "$@" &&
-		if [ "$w" = syscall ]; then
-			run lttng enable-event -k -c c0 --syscall getppid
-		else
-			run lttng enable-event -k -c c0 sched_switch
-		fi &&
+		case $w in
+		syscall) run lttng enable-event -k -c c0 --syscall getppid ;;
+		yield) run lttng enable-event -k -c c0 sched_switch ;;
+		rename) run lttng enable-event -k -c c0 task_rename ;;
+		esac &&
 		run lttng start
 }
 # lttng_off: stop, and print the channel's discarded events (from
@@ -127,7 +138,7 @@ measure() {
 	lttng) lttng_on "$w" --subbuf-size 1M --num-subbuf 8 >/dev/null || return 1 ;;
 	esac
 	out=$("$wl" "$w" "$n")
-	[ -z "$marks" ] || echo "$w $c $n" >>"$marks"
+	[ -z "$marks" ] || echo "$w $c $n $(events_per_op "$w")" >>"$marks"
 	case $c in
 	floor) rmmod tp_floor ;;
 	ftrace) ftrace_off "$w" ;;
@@ -177,10 +188,12 @@ bench() {
 	echo "# BENCH $name floor=$(median <"$d/floor.ev") ftrace=$(median <"$d/ftrace.ev") lttng=$(median <"$d/lttng.ev") ratio=$(median <"$d/ratio")"
 }
 
-bench syscall syscall "$sys_n" 2
+bench syscall syscall "$sys_n" "$(events_per_op syscall)"
 ktap_status syscall_cost $?
-bench sched_switch yield "$pp_n" 2
+bench sched_switch yield "$pp_n" "$(events_per_op yield)"
 ktap_status sched_switch_cost $?
+bench task_rename rename "$sys_n" "$(events_per_op rename)"
+ktap_status task_rename_cost $?
 
 # Sustained rate: RATE getppid()/s (2 events each) on CPU 0 for rate_s
 # seconds; lost = what the tracer dropped or overwrote.
