@@ -551,8 +551,8 @@ static bool is_pow2(uint64_t v)
 
 /*
  * The errnos a failing call may give, from the driver's code (lttng-abi.c,
- * lttng-stream.c, lttng-session.c, lttng-rb.c, lttng-probes.c) and the VFS
- * paths around it:
+ * lttng-stream.c, lttng-session.c, lttng-rb.c, lttng-events.c,
+ * lttng-syscalls.c, lttng-record.c) and the VFS paths around it:
  *
  * ioctl:
  *   ENOTTY      a command the file does not know (-ENOTTY, or -ENOIOCTLCMD
