@@ -31,10 +31,11 @@ image: build
 
 # The benchmarks (tracer per-event cost and zero-loss rate against ftrace
 # and the floor, ring buffers), full sizes: make bench BOOTS=3;
-# instruction counts instead of time: make bench INSNS=1
+# instruction counts instead of time: make bench INSNS=1 (with the
+# reference, Debian's lttng-modules on the ref variant; NOREF=1 skips it)
 BOOTS ?= 2
 bench: deps
-	scripts/bench --variant $(VARIANT) --boots $(BOOTS) $(if $(INSNS),--insns)
+	scripts/bench --variant $(VARIANT) --boots $(BOOTS) $(if $(INSNS),--insns) $(if $(NOREF),--no-ref)
 
 # Boot the guest and run CMD there: make run CMD="lttng list -k"
 run: image

@@ -9,7 +9,7 @@ SRC_PKG=linux-source-6.1
 SRC_TARBALL=/usr/src/$SRC_PKG.tar.xz
 PRISTINE=${LTTNG_PRISTINE:-$CACHE/pristine/$SRC_PKG}	# unpacked, never modified
 TREE=${LTTNG_TREE:-$CACHE/main/linux}	# pristine + the series (quilt)
-VARIANT=${LTTNG_VARIANT:-modules}	# modules | builtin
+VARIANT=${LTTNG_VARIANT:-modules}	# modules | builtin | debug | ref
 
 # Every step line carries the time since the outermost script started.
 LTTNG_T0=${LTTNG_T0:-$(date +%s)}
@@ -35,7 +35,54 @@ build_dir() { echo "$(dirname "$TREE")/build-${1:-$VARIANT}"; }
 image_dir() { echo "$(dirname "$TREE")/image-${1:-$VARIANT}"; }
 
 check_variant() {
-	case "$1" in modules|builtin|debug) ;; *) die "unknown variant '$1' (modules, builtin or debug)";; esac
+	case "$1" in modules|builtin|debug|ref) ;; *) die "unknown variant '$1' (modules, builtin, debug or ref)";; esac
+}
+
+# The reference tracer of 'scripts/bench --insns' (variant ref): Debian's
+# lttng-modules (package lttng-modules-dkms, whose .deb holds the source
+# under /usr/src/lttng-modules-VERSION), built out of tree against the ref
+# kernel (the modules variant with CONFIG_LTTNG=n).  Test-only, never part
+# of the series.
+REF_PKG=lttng-modules-dkms
+
+# ref_modules_dir: the copy of lttng-modules that the ref build compiles
+# in (kbuild writes an external module's objects next to its sources).
+ref_modules_dir() { echo "$(dirname "$TREE")/lttng-modules-ref"; }
+
+# ref_source: the path of lttng-modules' pristine source, unpacked into
+# $CACHE/ref/ from the .deb that 'apt-get download' fetches (once, from
+# this machine's apt sources; the candidate version of $REF_PKG).
+ref_source() {
+	local dir=$CACHE/ref deb ver src
+	ver=$(apt-cache policy "$REF_PKG" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
+	if { [ -z "$ver" ] || [ "$ver" = "(none)" ]; } && is_root; then
+		log "ref: apt knows no $REF_PKG yet: apt-get update"
+		apt-get -q update >/dev/null 2>&1 || true
+		ver=$(apt-cache policy "$REF_PKG" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
+	fi
+	[ -n "$ver" ] && [ "$ver" != "(none)" ] ||
+		die "apt knows no $REF_PKG: run apt-get update (bookworm main has it), or check /etc/apt/sources.list*"
+	src=$dir/$ver/usr/src
+	if [ ! -f "$dir/$ver/.unpacked" ]; then
+		need_cmd dpkg-deb dpkg
+		log "ref: downloading $REF_PKG $ver with apt-get download"
+		rm -rf "${dir:?}/$ver"
+		mkdir -p "$dir/$ver/deb"
+		# Downloaded as the caller: apt's sandbox user cannot write into
+		# a cache under a private home.
+		(cd "$dir/$ver/deb" && apt-get -q -o APT::Sandbox::User="$(id -un)" download "$REF_PKG=$ver") \
+			>"$dir/$ver/download.log" 2>&1 || {
+			cat "$dir/$ver/download.log" >&2
+			die "apt-get download $REF_PKG=$ver failed: check the network and the apt sources"
+		}
+		deb=$(ls "$dir/$ver/deb/"*.deb)
+		dpkg-deb -x "$deb" "$dir/$ver" || die "dpkg-deb -x $deb failed (disk full?)"
+		touch "$dir/$ver/.unpacked"
+	fi
+	src=$(ls -d "$src"/lttng-modules-* 2>/dev/null | head -n 1)
+	[ -n "$src" ] && [ -f "$src/src/Kbuild" ] ||
+		die "no lttng-modules source under $dir/$ver/usr/src: remove $dir/$ver and run again"
+	echo "$src"
 }
 
 # debian_mirror: the Debian archive this machine's apt uses for its own

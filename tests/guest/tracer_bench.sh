@@ -51,9 +51,6 @@ command -v lttng-sessiond >/dev/null || skip_all "lttng-tools not installed"
 
 lttng_setup /tmp/tracer_bench
 marks=${BENCH_MARKS:-}
-# Instruction counts are per CPU: the daemons (the consumer forks from the
-# session daemon) stay off the workload's CPU 0.
-# The symbols of the profile: the modules lttng-sessiond loaded included.
 # The LTTng kernel tracer lttng-sessiond loaded: this driver, or
 # lttng-modules (the ref variant of scripts/bench), recognised by its
 # lttng-wrapper module, which this driver has no counterpart of, and its
@@ -63,6 +60,9 @@ if [ -d /sys/module/lttng_wrapper ]; then
 	tracer="lttng-modules $(cat /sys/module/lttng_tracer/version 2>/dev/null || echo '(version unknown)')"
 fi
 echo "# lttng: $tracer"
+# Instruction counts are per CPU: the daemons (the consumer forks from the
+# session daemon) stay off the workload's CPU 0.
+# The symbols of the profile: the modules lttng-sessiond loaded included.
 if [ -n "$marks" ]; then
 	taskset -apc "$(($(nproc) - 1))" "$(pgrep -o lttng-sessiond)" >/dev/null
 	cat /proc/kallsyms >"$marks.kallsyms"
