@@ -8,12 +8,18 @@
 #              turned into "NAME FIELD=VALUE ..." lines by trace_diff.  One
 #              case for all the systems together, one per system (sched,
 #              irq, irq_vectors, timer, signal, block, kmem, workqueue,
-#              task, module, net), each with a floor on the events
-#              compared and the events of the workload the test ran: a
-#              child forked, exec'd and killed with SIGUSR1, sleeps,
-#              direct I/O on /dev/vda, vmstat work queued on every CPU, an
-#              irq_work raised (irq_work_kick.ko), a module loaded and
-#              removed, a UDP datagram to 127.0.0.1, once on each CPU.
+#              task, module, net, raw_syscalls, exceptions, mmap,
+#              maple_tree, mmap_lock, rseq, tlb, power, filemap, filelock,
+#              oom, cgroup, sock, tcp, icmp, skb, fib), each with a floor
+#              on the events compared and the events of the workload the
+#              test ran: a child forked, exec'd and killed with SIGUSR1,
+#              sleeps, direct I/O on /dev/vda, a block of it read through
+#              the page cache and the caches dropped, vmstat work queued on
+#              every CPU, an irq_work raised (irq_work_kick.ko), a module
+#              loaded and removed, the shell's oom_score_adj set, a flock,
+#              a cgroup made and removed, a UDP datagram to a closed port
+#              of 127.0.0.1 and a TCP connection refused there, once on
+#              each CPU.
 #              Only what the two probes of one tracepoint hit cause is
 #              accepted (see trace_diff.c): an interrupt between them
 #              reorders, jiffies or a module refcount read twice may move
@@ -26,7 +32,9 @@
 . "$(dirname "$0")/lttng_env.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 td=$here/trace_diff
-systems="sched irq irq_vectors timer signal block kmem workqueue task module net"
+systems="sched irq irq_vectors timer signal block kmem workqueue task module net
+	raw_syscalls exceptions mmap maple_tree mmap_lock rseq tlb power filemap
+	filelock oom cgroup sock tcp icmp skb fib"
 ktap_plan $((1 + $(wc -w <<<"$systems")))
 
 skip_all() {
@@ -129,11 +137,35 @@ workload() {
 		echo 1 >"$kick" && sleep 0.1 &&
 			[ "$(cat "$kick")" -gt "$runs" ] && echo "kick=ok" >>"$out"
 	fi
-	# net: a UDP datagram over the loopback.
+	# net, icmp, skb, fib: a UDP datagram over the loopback, to a port
+	# nobody listens on (ICMP port unreachable comes back).
 	echo "ftrace_diff $cpu" >/dev/udp/127.0.0.1/9 && echo "udp=ok" >>"$out"
+	# sock, tcp: a TCP connection to a closed port, refused (a reset).
+	(exec 3<>/dev/tcp/127.0.0.1/7) 2>/dev/null
+	# filemap: one block of /dev/vda read through the page cache, 4 MiB
+	# apart per CPU (readahead stays short of the next), then dropped.
+	if [ -b /dev/vda ]; then
+		dd if=/dev/vda of=/dev/null bs=4k count=1 skip=$((4096 + 1024 * cpu)) \
+			status=none && echo 3 >/proc/sys/vm/drop_caches && echo "filemap=ok" >>"$out"
+	fi
+	# oom: this shell's oom_score_adj set, then put back.
+	echo "shell=$BASHPID" >>"$out"
+	echo $((100 + cpu)) >/proc/$BASHPID/oom_score_adj &&
+		echo 0 >/proc/$BASHPID/oom_score_adj && echo "oom=ok" >>"$out"
+	# filelock: a flock(1) on a file of its own.
+	flock "$top/lock.$cpu" true && echo "flock=ok" >>"$out"
+	# cgroup: a cgroup made and removed.
+	if [ -n "$cg" ]; then
+		mkdir "$cg/ftrace_diff$cpu" && rmdir "$cg/ftrace_diff$cpu" &&
+			echo "cgroup=ok" >>"$out"
+	fi
 	sleep 0.1
 }
 
+# cgroup: a cgroup2 hierarchy to make cgroups in.
+cg=$top/cgroup
+mkdir -p "$cg"
+mount -t cgroup2 none "$cg" 2>/dev/null || cg=
 session_ok=0
 t0=$SECONDS
 kick=/sys/module/irq_work_kick/parameters/kick
@@ -153,6 +185,7 @@ fi
 ftrace_disable
 run lttng destroy || session_ok=0
 [ -z "$kick" ] || rmmod irq_work_kick
+[ -z "$cg" ] || umount "$cg"
 lttng_teardown
 [ $session_ok = 1 ] || { sed 's/^/# /' "$log" | tail -n 20; fail_all "the LTTng session failed"; }
 t1=$SECONDS
@@ -252,6 +285,47 @@ witness() {
 		net)
 			seen "$s" "^$cpu net_dev_queue .*name=\"lo\"" \
 				"^[0-9]+ netif_receive_skb .*name=\"lo\"" ;;
+		raw_syscalls)
+			seen "$s" "^$cpu sys_enter id=" "^$cpu sys_exit id=" ;;
+		exceptions)
+			seen "$s" "^$cpu page_fault_user " ;;
+		mmap)
+			seen "$s" "^$cpu vm_unmapped_area " ;;
+		maple_tree)
+			seen "$s" "^$cpu ma_(op|read|write) " ;;
+		mmap_lock)
+			seen "$s" "^$cpu mmap_lock_start_locking " \
+				"^$cpu mmap_lock_acquire_returned " ;;
+		rseq)
+			seen "$s" "^$cpu rseq_update " ;;
+		tlb)
+			seen "$s" "^[0-9]+ tlb_flush " ;;
+		power)
+			seen "$s" "^$cpu cpu_idle " ;;
+		filemap)
+			[ "$(kv "$cpu" filemap)" = ok ] || { echo "# the read of /dev/vda on CPU $cpu failed"; return 1; }
+			seen "$s" "^$cpu mm_filemap_add_to_page_cache .*index=$((4096 + 1024 * cpu)) " \
+				"^$cpu mm_filemap_delete_from_page_cache .*index=$((4096 + 1024 * cpu)) " ;;
+		filelock)
+			[ "$(kv "$cpu" flock)" = ok ] || { echo "# flock on CPU $cpu failed"; return 1; }
+			seen "$s" "^$cpu flock_lock_inode " ;;
+		oom)
+			[ "$(kv "$cpu" oom)" = ok ] || { echo "# oom_score_adj on CPU $cpu not set"; return 1; }
+			seen "$s" "^$cpu oom_score_adj_update pid=$(kv "$cpu" shell) comm=\"[^\"]*\" oom_score_adj=$((100 + cpu))$" ;;
+		cgroup)
+			[ "$(kv "$cpu" cgroup)" = ok ] || { echo "# no cgroup made on CPU $cpu"; return 1; }
+			seen "$s" "^$cpu cgroup_mkdir .*path=\"/ftrace_diff$cpu\"" \
+				"^$cpu cgroup_rmdir .*path=\"/ftrace_diff$cpu\"" ;;
+		sock)
+			seen "$s" "^$cpu inet_sock_set_state .*dport=7 " ;;
+		tcp)
+			seen "$s" "^[0-9]+ tcp_receive_reset .*dport=7 " ;;
+		icmp)
+			seen "$s" "^[0-9]+ icmp_send .*type=3 code=3 " ;;
+		skb)
+			seen "$s" "^[0-9]+ kfree_skb " ;;
+		fib)
+			seen "$s" "^$cpu fib_table_lookup " ;;
 		esac || return 1
 	done
 }
@@ -272,6 +346,10 @@ for s in $systems; do
 		ktap_skip "$s" "no irq_work_kick.ko to raise an irq_work with"
 	elif [ "$s" = module ] && [ -z "$sample" ]; then
 		ktap_skip "$s" "no $s module to load"
+	elif [ "$s" = filemap ] && [ ! -b /dev/vda ]; then
+		ktap_skip "$s" "no /dev/vda to read through the page cache"
+	elif [ "$s" = cgroup ] && [ -z "$cg" ]; then
+		ktap_skip "$s" "no cgroup2 hierarchy could be mounted"
 	else
 		ktap_check "$s" "case_$s"
 	fi

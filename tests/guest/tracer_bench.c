@@ -12,6 +12,10 @@
  *                                 alternating: one task_rename trace
  *                                 event each (a TRACE_EVENT() of the
  *                                 task system, not a system call)
+ *   tracer_bench kmem N           N stat("/") calls: each takes the path
+ *                                 name's buffer from the names_cache slab
+ *                                 and gives it back (one kmem_cache_alloc
+ *                                 and one kmem_cache_free trace event)
  *   tracer_bench rate R SECONDS   getppid() at R calls per second for
  *                                 SECONDS, paced every 1000 calls
  *   tracer_bench drain FILE       copy FILE, an ftrace trace_pipe_raw, to
@@ -42,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include "insn_marks.h"
 
@@ -145,6 +150,21 @@ static long long renames(long n)
 	return t0;
 }
 
+static long long stats(long n)
+{
+	struct stat st;
+	long long t0;
+	long i;
+
+	pin_cpu0();
+	t0 = now_ns();
+	insn_mark_start();
+	for (i = 0; i < n; i++)
+		stat("/", &st);
+	insn_mark_stop();
+	return now_ns() - t0;
+}
+
 static long long paced(long rate, long seconds, long *ops)
 {
 	long long t0 = now_ns(), end = t0 + seconds * 1000000000LL, t;
@@ -242,12 +262,14 @@ int main(int argc, char **argv)
 		ns = yields(n);
 	} else if (argc == 3 && !strcmp(argv[1], "rename") && n > 0) {
 		ns = renames(n);
+	} else if (argc == 3 && !strcmp(argv[1], "kmem") && n > 0) {
+		ns = stats(n);
 	} else if (argc == 4 && !strcmp(argv[1], "rate") && n > 0 &&
 		   atol(argv[3]) > 0) {
 		ns = paced(n, atol(argv[3]), &n);
 	} else {
 		fprintf(stderr,
-			"usage: %s syscall N | yield N | rename N | rate R SECONDS | drain FILE\n",
+			"usage: %s syscall N | yield N | rename N | kmem N | rate R SECONDS | drain FILE\n",
 			argv[0]);
 		return 2;
 	}

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: per-event cost of this driver next to ftrace and the floor,
 #   in one boot: a getppid() loop with the syscall entry/exit events,
-#   two threads on one CPU calling sched_yield() with sched_switch, and a
-#   prctl(PR_SET_NAME) loop with task_rename (a TRACE_EVENT() outside the
-#   sched system, recorded through perf before the probe stage).  Configurations
+#   two threads on one CPU calling sched_yield() with sched_switch, a
+#   prctl(PR_SET_NAME) loop with task_rename (fixed-size fields), and a
+#   stat("/") loop with kmem_cache_alloc and kmem_cache_free (the names
+#   cache; kmem_cache_free has a string field).  Configurations
 #   run interleaved (none floor ftrace lttng, none floor ...) for
 #   BENCH_ROUNDS rounds; each prints ns per operation and, against its
 #   round's untraced run, ns per event: median [min-max].  Then the highest
@@ -31,11 +32,11 @@ sys_n=${BENCH_SYSCALLS:-20000}
 pp_n=${BENCH_YIELDS:-5000}
 rate_s=${BENCH_RATE_SECONDS:-2}
 configs="none floor ftrace lttng"
-ktap_plan 4
+ktap_plan 5
 
 skip_all() {
 	local c
-	for c in syscall_cost sched_switch_cost task_rename_cost zero_loss_rate; do ktap_skip $c "$1"; done
+	for c in syscall_cost sched_switch_cost task_rename_cost kmem_cache_cost zero_loss_rate; do ktap_skip $c "$1"; done
 	ktap_exit
 }
 # The driver's code is the same in both variants: measured once, in the
@@ -83,6 +84,7 @@ ftrace_events() {
 	syscall) echo syscalls/sys_enter_getppid syscalls/sys_exit_getppid ;;
 	yield) echo sched/sched_switch ;;
 	rename) echo task/task_rename ;;
+	kmem) echo kmem/kmem_cache_alloc kmem/kmem_cache_free ;;
 	esac
 }
 floor_tps() {
@@ -90,6 +92,7 @@ floor_tps() {
 	syscall) echo sys_enter,sys_exit ;;
 	yield) echo sched_switch ;;
 	rename) echo task_rename ;;
+	kmem) echo kmem_cache_alloc,kmem_cache_free ;;
 	esac
 }
 # lttng_recordable WORKLOAD: whether the loaded tracer has WORKLOAD's
@@ -104,6 +107,7 @@ lttng_recordable() {
 	syscall) return 0 ;;
 	yield) e=sched_switch ;;
 	rename) e=task_rename ;;
+	kmem) e=kmem_cache_alloc ;;
 	esac
 	lttng list -k 2>/dev/null | grep -qE "^[[:space:]]+$e "
 }
@@ -144,6 +148,7 @@ lttng_on() {
 		syscall) run lttng enable-event -k -c c0 --syscall getppid ;;
 		yield) run lttng enable-event -k -c c0 sched_switch ;;
 		rename) run lttng enable-event -k -c c0 task_rename ;;
+		kmem) run lttng enable-event -k -c c0 kmem_cache_alloc,kmem_cache_free ;;
 		esac &&
 		run lttng start
 }
@@ -230,6 +235,8 @@ bench sched_switch yield "$pp_n" "$(events_per_op yield)"
 ktap_status sched_switch_cost $?
 bench task_rename rename "$sys_n" "$(events_per_op rename)"
 ktap_status task_rename_cost $?
+bench kmem_cache kmem "$sys_n" "$(events_per_op kmem)"
+ktap_status kmem_cache_cost $?
 
 # Sustained rate: RATE getppid()/s (2 events each) on CPU 0 for rate_s
 # seconds; lost = what the tracer dropped or overwrote.
