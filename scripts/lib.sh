@@ -9,7 +9,7 @@ SRC_PKG=linux-source-6.1
 SRC_TARBALL=/usr/src/$SRC_PKG.tar.xz
 PRISTINE=${LTTNG_PRISTINE:-$CACHE/pristine/$SRC_PKG}	# unpacked, never modified
 TREE=${LTTNG_TREE:-$CACHE/main/linux}	# pristine + the series (quilt)
-VARIANT=${LTTNG_VARIANT:-modules}	# modules | builtin | debug | ref
+VARIANT=${LTTNG_VARIANT:-modules}	# modules | builtin | debug | ref | distro
 
 # Every step line carries the time since the outermost script started.
 LTTNG_T0=${LTTNG_T0:-$(date +%s)}
@@ -35,7 +35,7 @@ build_dir() { echo "$(dirname "$TREE")/build-${1:-$VARIANT}"; }
 image_dir() { echo "$(dirname "$TREE")/image-${1:-$VARIANT}"; }
 
 check_variant() {
-	case "$1" in modules|builtin|debug|ref) ;; *) die "unknown variant '$1' (modules, builtin, debug or ref)";; esac
+	case "$1" in modules|builtin|debug|ref|distro) ;; *) die "unknown variant '$1' (modules, builtin, debug, ref or distro)";; esac
 }
 
 # The reference tracer of 'scripts/bench --insns' (variant ref): Debian's
