@@ -795,7 +795,9 @@ static void valid_event(struct thr *t, struct event_conf *ev)
 static size_t build_valid(struct thr *t, const struct cmd *c, const struct slot *s,
 			  unsigned char *b)
 {
-	static const uint32_t ctxs[] = { 0, 2, 3, 4, 5, 6, 7, 8, 11 };
+	static const uint32_t ctxs[] = { 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+					 15, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
+					 28, 29, 30, 31, 32, 33, 34, 35, 36, 37 };
 	struct filter_hdr fh;
 	struct tracker_args ta;
 	unsigned long pos;

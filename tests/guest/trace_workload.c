@@ -22,9 +22,18 @@
  *                        address space, many times faster under TCG),
  *                        sleep DRAIN_S seconds, then exit
  *                        -> parent=P forks=M ms=MILLISECONDS_FORKING
+ *   creds RU EU SU RG EG SG N
+ *                        set the real, effective and saved group then
+ *                        user ids, check them, call getppid() N times
+ *                        -> pid=P
+ *   wakefifo N CPU       a SCHED_OTHER parent and a SCHED_FIFO child, both
+ *                        pinned to CPU: the parent wakes the child N times
+ *                        through a pipe, the child answers through another
+ *                        -> cpu=X waker=P wakee=C n=N
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <grp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -292,6 +301,71 @@ static int do_forks(long m, unsigned int drain_s)
 	return 0;
 }
 
+static int do_creds(char **id, long n)
+{
+	uid_t ru = atoi(id[0]), eu = atoi(id[1]), su = atoi(id[2]);
+	gid_t rg = atoi(id[3]), eg = atoi(id[4]), sg = atoi(id[5]);
+	uid_t r, e, s;
+	gid_t gr, ge, gs;
+	long i;
+
+	if (setgroups(0, NULL) || setresgid(rg, eg, sg) || setresuid(ru, eu, su))
+		die("setgroups/setresgid/setresuid");
+	if (getresuid(&r, &e, &s) || getresgid(&gr, &ge, &gs) ||
+	    r != ru || e != eu || s != su || gr != rg || ge != eg || gs != sg) {
+		fprintf(stderr, "trace_workload: ids not as asked\n");
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	printf("pid=%d\n", getpid());
+	return 0;
+}
+
+/*
+ * The parent wakes the SCHED_FIFO child on its own CPU: the wakeup marks
+ * the parent (the current task) for rescheduling before the sched_wakeup
+ * event fires (ttwu_do_wakeup()).  The child runs whenever it can, so it
+ * is asleep in read() each time the parent writes: N wakeups, and the
+ * child blocks N times, then exits.
+ */
+static int do_wakefifo(long n, int cpu)
+{
+	struct sched_param sp = { .sched_priority = PINGPONG_RT_PRIO };
+	int pc[2], cp[2], status;
+	cpu_set_t set;
+	pid_t child;
+	char c = 0;
+	long i;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) || sched_getcpu() != cpu)
+		die("sched_setaffinity");
+	if (pipe(pc) || pipe(cp))
+		die("pipe");
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (!child) {
+		if (sched_setscheduler(0, SCHED_FIFO, &sp) || write(cp[1], &c, 1) != 1)
+			_exit(3);
+		for (i = 0; i < n; i++)
+			if (read(pc[0], &c, 1) != 1 || write(cp[1], &c, 1) != 1)
+				_exit(4);
+		_exit(0);
+	}
+	/* The child is SCHED_FIFO: from now on it runs whenever it can. */
+	if (read(cp[0], &c, 1) != 1)
+		die("wakefifo ready");
+	for (i = 0; i < n; i++)
+		if (write(pc[1], &c, 1) != 1 || read(cp[0], &c, 1) != 1)
+			die("wakefifo pipe");
+	status = wait_child(child);
+	printf("cpu=%d waker=%d wakee=%d n=%ld\n", cpu, getpid(), child, n);
+	return status ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -304,7 +378,12 @@ int main(int argc, char **argv)
 		return do_pingpong(atol(argv[2]), argv[3], argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "forks"))
 		return do_forks(atol(argv[2]), atoi(argv[3]));
+	if (argc == 9 && !strcmp(argv[1], "creds"))
+		return do_creds(argv + 2, atol(argv[8]));
+	if (argc == 4 && !strcmp(argv[1], "wakefifo"))
+		return do_wakefifo(atol(argv[2]), atoi(argv[3]));
 	fprintf(stderr, "usage: %s forkexec PATH | nicechild NICE COMM CPU |\n"
-		"       pingpong N NAME_A NAME_B | forks M DRAIN_S\n", argv[0]);
+		"       pingpong N NAME_A NAME_B | forks M DRAIN_S |\n"
+		"       creds RU EU SU RG EG SG N | wakefifo N CPU\n", argv[0]);
 	return 2;
 }

@@ -1,0 +1,241 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# description: every task, namespace, credential and state context that
+#   'lttng add-context -k' offers is recorded with the value the test
+#   made.  One channel carries all of them; the workloads run under known
+#   ids and namespaces:
+#   - creds: real/effective/saved uids 1001/1002/1003, gids
+#     2001/2002/2003 (setresuid, setresgid), the v-variants equal;
+#   - userns: uid/gid 1000 outside a user namespace, 0 inside;
+#   - namespaces: new cgroup, ipc, mnt, net, pid, user, uts and time
+#     namespaces, a hostname set in the uts one: each *_ns is the inode
+#     of /proc/PID/ns/*, hostname the one set, vpid/vtid 1, vppid 0;
+#   - state: a SCHED_OTHER task waking a SCHED_FIFO task on its CPU is
+#     marked for rescheduling at sched_wakeup (need_reschedule = 1);
+#     sched_switch runs with interrupts off and no reschedule pending;
+#     a system call entry is interruptible and migratable, and
+#     preemptible exactly when the kernel is (uname -v says PREEMPT).
+# requires: lttng-tools 2.13, babeltrace2, setpriv and unshare
+#   (util-linux), trace_workload and tracer_bench next to this script,
+#   root, two CPUs or more for nothing (one is enough)
+# shellcheck disable=SC2317 # the case_* functions run through ktap_check
+. "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/trace_text.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+wl=$here/trace_workload
+n=20
+types="pid procname prio nice vpid tid vtid ppid vppid hostname
+	interruptible preemptible need_reschedule migratable
+	cgroup_ns ipc_ns mnt_ns net_ns pid_ns user_ns uts_ns time_ns
+	uid euid suid gid egid sgid vuid veuid vsuid vgid vegid vsgid"
+cases="add_every_type creds userns namespaces state"
+ktap_plan 5
+
+skip_all() {
+	local c
+	for c in $cases; do ktap_skip "$c" "$1"; done
+	ktap_exit
+}
+[ "$(id -u)" = 0 ] || skip_all "not root"
+command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
+	skip_all "lttng-tools or babeltrace2 not installed"
+command -v setpriv >/dev/null && command -v unshare >/dev/null ||
+	skip_all "setpriv or unshare (util-linux) not installed"
+[ -x "$wl" ] && [ -x "$here/tracer_bench" ] ||
+	skip_all "trace_workload or tracer_bench not installed"
+
+top=/tmp/contexts
+rm -rf $top
+mkdir -p $top
+chmod 755 $top
+log=$top/log
+pkill lttng-sessiond 2>/dev/null
+lttng-sessiond -d >$top/sessiond.log 2>&1
+for _ in $(seq 100); do
+	lttng list >/dev/null 2>&1 && break
+	sleep 0.2
+done
+
+# actor NAME SETUP WRAPPER...: tracer_bench's $n getppid() calls, by a
+# shell started through WRAPPER that runs SETUP, then waits at a FIFO
+# until release NAME.  Its pid in pid_NAME (through unshare --fork,
+# unshare's child), its parent in ppid_NAME.
+actor() {
+	local name=$1 setup=$2 fifo=$top/fifo.$1 p
+	shift 2
+	mkfifo "$fifo"
+	"$@" sh -c "$setup read x <$fifo; exec $here/tracer_bench syscall $n" >/dev/null &
+	p=$!
+	eval "ppid_$name=$$ fifo_$name=$fifo job_$name=$p"
+	if [[ " $* " == *" --fork "* ]]; then
+		eval "ppid_$name=$p"
+		for _ in $(seq 50); do
+			pgrep -P "$p" >/dev/null && break
+			sleep 0.1
+		done
+		p=$(pgrep -P "$p")
+	fi
+	eval "pid_$name=$p"
+}
+release() {
+	local f j
+	eval "f=\$fifo_$1 j=\$job_$1"
+	timeout 10 sh -c "echo >$f" || echo "# workload $1 did not read $f"
+	wait "$j"
+}
+# ns_inode PID NS: the inode number of /proc/PID/ns/NS.
+ns_inode() { stat -L -c %i "/proc/$1/ns/$2"; }
+
+# The workloads are set up before the session starts, so that the
+# namespace inodes are read while the processes exist.
+actor userns "" setpriv --reuid=1000 --regid=1000 --clear-groups \
+	unshare --user --map-root-user
+actor ns "echo ctx-host-$$ >/proc/sys/kernel/hostname;" \
+	unshare --user --map-root-user --cgroup --ipc --mount --net --pid \
+	--uts --time --fork
+declare -A want_ns init_ns
+for t in cgroup ipc mnt net pid user uts time; do
+	want_ns[$t]=$(ns_inode "$pid_ns" $t)
+	init_ns[$t]=$(ns_inode $$ $t)
+done
+user_ns_userns=$(ns_inode "$pid_userns" user)
+
+case_add_every_type() {
+	local t args=
+	session ctx || return 1
+	lt enable-channel -k c || return 1
+	for t in $types; do
+		args+=" -t $t"
+	done
+	# shellcheck disable=SC2086 # one word per type
+	lt add-context -k -c c $args || return 1
+	lt enable-event -k -c c --syscall getppid || return 1
+	lt enable-event -k -c c sched_switch,sched_wakeup || return 1
+	lt start || return 1
+	out_creds=$("$wl" creds 1001 1002 1003 2001 2002 2003 $n)
+	st_creds=$?
+	release userns
+	release ns
+	out_wake=$("$wl" wakefifo $n $(($(nproc) - 1)))
+	st_wake=$?
+	finish || return 1
+	read_trace ctx
+	bt_clean $? ctx || return 1
+	# Every type is in the metadata and in each record.
+	local line
+	line=$(head -n 1 "$top/ctx.ev")
+	bad=0
+	for t in $types; do
+		[[ "$line" == *"	C.$t="* ]] || { echo "# no context $t in: $line"; bad=1; }
+	done
+	[ $bad = 0 ]
+}
+
+# getppid NAME PID: the getppid entry events of PID, on stdout.
+getppid_events() { events "$top/ctx.ev" ev=syscall_entry_getppid "C.pid=$1"; }
+
+# values KEY: the distinct values of KEY in the normalized events on stdin.
+values() {
+	awk -F '\t' -v k="$1=" '{
+		for (i = 1; i <= NF; i++)
+			if (index($i, k) == 1)
+				print substr($i, length(k) + 1)
+	}' | sort -u | xargs
+}
+
+# expect_all LINES KEY WANT: KEY is WANT on every line, and there are $n.
+expect_all() {
+	local lines=$1 k=$2 want=$3 got
+	expect "events" "$(grep -c . <<<"$lines")" $n
+	got=$(values "$k" <<<"$lines")
+	expect "$k" "$got" "$want"
+}
+
+case_creds() {
+	local pid lines kv
+	bad=0
+	expect "creds workload status" "$st_creds" 0
+	pid=$(kv "$out_creds" pid)
+	lines=$(getppid_events "$pid")
+	for kv in uid=1001 euid=1002 suid=1003 gid=2001 egid=2002 sgid=2003 \
+		vuid=1001 veuid=1002 vsuid=1003 vgid=2001 vegid=2002 vsgid=2003; do
+		expect_all "$lines" "C.${kv%=*}" "${kv#*=}"
+	done
+	expect_all "$lines" C.user_ns "${init_ns[user]}"
+	[ $bad = 0 ] || show ctx "pid = $pid,"
+	[ $bad = 0 ]
+}
+
+case_userns() {
+	local lines t
+	bad=0
+	lines=$(getppid_events "$pid_userns")
+	for t in uid euid suid gid egid sgid; do
+		expect_all "$lines" C.$t 1000
+		expect_all "$lines" C.v$t 0
+	done
+	expect_all "$lines" C.user_ns "$user_ns_userns"
+	expect "user namespace differs from the initial one" \
+		"$([ "$user_ns_userns" != "${init_ns[user]}" ] && echo yes)" yes
+	[ $bad = 0 ] || show ctx "pid = $pid_userns,"
+	[ $bad = 0 ]
+}
+
+case_namespaces() {
+	local lines t
+	bad=0
+	lines=$(getppid_events "$pid_ns")
+	for t in cgroup ipc mnt net pid user uts time; do
+		expect_all "$lines" C.${t}_ns "${want_ns[$t]}"
+		expect "$t namespace differs from the initial one" \
+			"$([ "${want_ns[$t]}" != "${init_ns[$t]}" ] && echo yes)" yes
+	done
+	expect_all "$lines" C.hostname "ctx-host-$$"
+	expect_all "$lines" C.vpid 1
+	expect_all "$lines" C.vtid 1
+	expect_all "$lines" C.vppid 0
+	expect_all "$lines" C.ppid "$ppid_ns"
+	[ $bad = 0 ] || show ctx "pid = $pid_ns,"
+	[ $bad = 0 ]
+}
+
+case_state() {
+	local lines waker wakee pre t
+	bad=0
+	expect "wakefifo workload status" "$st_wake" 0
+	waker=$(kv "$out_wake" waker)
+	wakee=$(kv "$out_wake" wakee)
+	lines=$(events "$top/ctx.ev" ev=sched_wakeup "C.tid=$waker" "F.pid=$wakee")
+	expect_all "$lines" C.need_reschedule 1
+	expect_all "$lines" C.interruptible 0
+	expect_all "$lines" C.preemptible 0
+	# Every sched_switch runs with interrupts off, preemption disabled.
+	lines=$(events "$top/ctx.ev" ev=sched_switch)
+	for t in interruptible preemptible; do
+		expect "sched_switch $t" "$(values C.$t <<<"$lines")" 0
+	done
+	# The wakee blocks in read() n times, then exits: each time the
+	# parent is runnable, so __schedule() never drops the runqueue lock
+	# (no idle balancing) and nothing can mark the wakee between the
+	# clearing of its flag and the event.
+	lines=$(events "$top/ctx.ev" ev=sched_switch "F.prev_pid=$wakee")
+	expect "sched_switch events of the wakee" "$(grep -c . <<<"$lines")" $((n + 1))
+	expect "sched_switch need_reschedule (wakee)" "$(values C.need_reschedule <<<"$lines")" 0
+	pre=0
+	[[ " $(uname -v) " == *" PREEMPT "* ]] && pre=1
+	lines=$(getppid_events "$(kv "$out_creds" pid)")
+	expect_all "$lines" C.interruptible 1
+	expect_all "$lines" C.migratable 1
+	expect_all "$lines" C.preemptible $pre
+	[ $bad = 0 ] || show ctx "sched_wakeup.* pid = $wakee,"
+	[ $bad = 0 ]
+}
+
+for c in $cases; do
+	ktap_check "$c" "case_$c"
+done
+
+timeout -s KILL 60 lttng destroy -a >/dev/null 2>&1
+pkill lttng-sessiond
+for _ in $(seq 100); do pgrep lttng-sessiond >/dev/null || break; sleep 0.2; done
+ktap_exit
