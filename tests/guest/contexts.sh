@@ -14,9 +14,15 @@
 #     marked for rescheduling at sched_wakeup (need_reschedule = 1);
 #     sched_switch runs with interrupts off and no reschedule pending;
 #     a system call entry is interruptible and migratable, and
-#     preemptible exactly when the kernel is (uname -v says PREEMPT).
+#     preemptible exactly when the kernel is (uname -v says PREEMPT);
+#   - callstacks (a channel of its own): main -> outer -> mid -> leaf,
+#     built with frame pointers, enters getppid() from leaf: the user
+#     stack of each entry event starts in leaf, mid, outer, main; its
+#     kernel stack holds a return address in do_syscall_64, and that of
+#     each sched_switch one in __schedule (bounds from /proc/kallsyms).
 # requires: lttng-tools 2.13, babeltrace2, setpriv and unshare
-#   (util-linux), trace_workload and tracer_bench next to this script,
+#   (util-linux), trace_workload, tracer_bench and stack_workload next
+#   to this script,
 #   root, two CPUs or more for nothing (one is enough)
 # shellcheck disable=SC2317 # the case_* functions run through ktap_check
 . "$(dirname "$0")/ktap.sh"
@@ -28,8 +34,8 @@ types="pid procname prio nice vpid tid vtid ppid vppid hostname
 	interruptible preemptible need_reschedule migratable
 	cgroup_ns ipc_ns mnt_ns net_ns pid_ns user_ns uts_ns time_ns
 	uid euid suid gid egid sgid vuid veuid vsuid vgid vegid vsgid"
-cases="add_every_type creds userns namespaces state"
-ktap_plan 5
+cases="add_every_type creds userns namespaces state callstacks"
+ktap_plan 6
 
 skip_all() {
 	local c
@@ -41,8 +47,8 @@ command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 	skip_all "lttng-tools or babeltrace2 not installed"
 command -v setpriv >/dev/null && command -v unshare >/dev/null ||
 	skip_all "setpriv or unshare (util-linux) not installed"
-[ -x "$wl" ] && [ -x "$here/tracer_bench" ] ||
-	skip_all "trace_workload or tracer_bench not installed"
+[ -x "$wl" ] && [ -x "$here/tracer_bench" ] && [ -x "$here/stack_workload" ] ||
+	skip_all "trace_workload, tracer_bench or stack_workload not installed"
 
 top=/tmp/contexts
 rm -rf $top
@@ -228,6 +234,101 @@ case_state() {
 	expect_all "$lines" C.migratable 1
 	expect_all "$lines" C.preemptible $pre
 	[ $bad = 0 ] || show ctx "sched_wakeup.* pid = $wakee,"
+	[ $bad = 0 ]
+}
+
+# stack KEY: per babeltrace2 text line on stdin, the addresses of the
+# sequence KEY ("KEY = [ [0] = 0x..., [1] = 0x... ]"), space-separated.
+stack() {
+	awk -v k="$1 = [ " '{
+		i = index($0, k)
+		if (!i) {
+			print ""
+			next
+		}
+		rest = substr($0, i + length(k))
+		rest = substr(rest, 1, index(rest, " ]") - 1)
+		n = split(rest, e, ", ")
+		out = ""
+		for (j = 1; j <= n; j++) {
+			sub(/^\[[0-9]+\] = /, "", e[j])
+			out = out (j > 1 ? " " : "") e[j]
+		}
+		print out
+	}'
+}
+
+# ksym NAME: "START END" of kernel function NAME, END the next symbol's
+# address (/proc/kallsyms, sorted).
+ksym() {
+	sort /proc/kallsyms | awk -v n="$1" '
+		found { print start, "0x" $1; exit }
+		$3 == n && ($2 == "t" || $2 == "T") { start = "0x" $1; found = 1 }'
+}
+
+# in_range ADDR START END: START <= ADDR < END, as unsigned 64-bit.
+in_range() {
+	# Kernel addresses are negative as signed 64-bit: compare with the
+	# sign bit flipped.
+	local m=$((1 << 63))
+	(( ($1 ^ m) >= ($2 ^ m) && ($1 ^ m) < ($3 ^ m) ))
+}
+
+case_callstacks() {
+	local out pid leaf mid outer main end st line a got want k
+	local sys_s sys_e sch_s sch_e n_ok nk ns
+	bad=0
+	session stacks || return 1
+	lt enable-channel -k --subbuf-size=1M c || return 1
+	lt add-context -k -c c -t tid -t callstack-kernel -t callstack-user || return 1
+	lt enable-event -k -c c --syscall getppid || return 1
+	lt enable-event -k -c c sched_switch || return 1
+	lt start || return 1
+	out=$("$here/stack_workload" $n)
+	st=$?
+	finish || return 1
+	expect "stack_workload status" $st 0
+	read_trace stacks
+	bt_clean $? stacks || return 1
+	pid=$(kv "$out" pid)
+	leaf=$(kv "$out" leaf) mid=$(kv "$out" mid) outer=$(kv "$out" outer)
+	main=$(kv "$out" main) end=$(kv "$out" end)
+	read -r sys_s sys_e <<<"$(ksym do_syscall_64)"
+	read -r sch_s sch_e <<<"$(ksym __schedule)"
+	[ -n "$sys_e" ] && [ -n "$sch_e" ] ||
+		{ echo "# do_syscall_64 or __schedule not in /proc/kallsyms"; return 1; }
+	# User stacks: leaf, mid, outer, main, innermost first.
+	n_ok=0
+	while read -r line; do
+		read -r -a a <<<"$(stack callstack_user <<<"$line")"
+		if [ "${#a[@]}" -ge 4 ] && in_range "${a[0]}" "$leaf" "$mid" &&
+		   in_range "${a[1]}" "$mid" "$outer" &&
+		   in_range "${a[2]}" "$outer" "$main" &&
+		   in_range "${a[3]}" "$main" "$end"; then
+			n_ok=$((n_ok + 1))
+		elif [ $n_ok = 0 ]; then
+			echo "# user stack ${a[*]:0:5} not leaf=$leaf mid=$mid outer=$outer main=$main end=$end"
+		fi
+	done <<<"$(grep "syscall_entry_getppid: .* tid = $pid," "$top/stacks.txt")"
+	expect "getppid entries with the user stack leaf, mid, outer, main" $n_ok $n
+	# Kernel stacks: a return address in do_syscall_64 for each entry.
+	n_ok=0
+	while read -r line; do
+		for k in $(stack callstack_kernel <<<"$line"); do
+			in_range "$k" "$sys_s" "$sys_e" && { n_ok=$((n_ok + 1)); break; }
+		done
+	done <<<"$(grep "syscall_entry_getppid: .* tid = $pid," "$top/stacks.txt")"
+	expect "getppid entries with do_syscall_64 in the kernel stack" $n_ok $n
+	# ... and one in __schedule for each sched_switch.
+	nk=0 ns=$(grep -c " sched_switch: " "$top/stacks.txt")
+	while read -r line; do
+		for k in $(stack callstack_kernel <<<"$line"); do
+			in_range "$k" "$sch_s" "$sch_e" && { nk=$((nk + 1)); break; }
+		done
+	done <<<"$(grep " sched_switch: " "$top/stacks.txt")"
+	expect "sched_switch events with __schedule in the kernel stack" $nk "$ns"
+	expect "some sched_switch events" "$([ "$ns" -gt 0 ] && echo yes)" yes
+	[ $bad = 0 ] || show stacks "getppid: .* tid = $pid,"
 	[ $bad = 0 ]
 }
 
