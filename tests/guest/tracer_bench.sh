@@ -11,7 +11,7 @@
 #   round's untraced run, ns per event: median [min-max].  Then the highest
 #   getppid() rate sustained for BENCH_RATE_SECONDS with nothing lost,
 #   consumer (lttng-consumerd, or tracer_bench drain on trace_pipe_raw)
-#   writing to tmpfs.  Figures only: a case fails when it gives no figure,
+#   writing to tmpfs, on CPU 0 with the writer.  Figures only: a case fails when it gives no figure,
 #   never on speed.  'make bench' runs it with the full sizes.  With
 #   BENCH_MARKS=FILE (scripts/bench --insns, the QEMU plugin counting
 #   instructions between tracer_bench's markers) each measured run appends
@@ -249,8 +249,14 @@ ftrace_rate() {
 	echo 0 >$tr/buffer_percent
 	mkdir -p "$top/ftrace"
 	# tracer_bench drain, not cat: a read that races the writer returns
-	# 0, and cat would take it for the end (see tracer_bench.c).
+	# 0, and cat would take it for the end (see tracer_bench.c).  Each
+	# reader runs on the CPU of its buffer: a reader elsewhere that finds
+	# the writer in the middle of a page switch spins in
+	# rb_get_reader_page() for up to a second of udelay(1)s, which under
+	# TCG's round-robin vCPUs could end in its RB_WARN_ON (it did once,
+	# in CI), tainting the kernel.  lttng-consumerd shares CPU 0 too.
 	for cpu in $tr/per_cpu/cpu*; do
+		taskset -c "${cpu##*/cpu}" \
 		"$wl" drain "$cpu/trace_pipe_raw" >"$top/ftrace/${cpu##*/}" \
 			2>"$top/ftrace/${cpu##*/}.eof" &
 		pids+=($!)
@@ -271,11 +277,15 @@ ftrace_rate() {
 	echo "$lost"
 }
 lttng_rate() {
-	local rate=$1 lost
+	local rate=$1 lost p
 	# As much buffer as ftrace's 1 MiB per CPU; the consumer woken at
 	# each delivered sub-buffer, as trace_pipe_raw readers are when the
 	# buffer is half full, instead of the 200 ms read timer.
 	lttng_on syscall --subbuf-size 256K --num-subbuf 4 --read-timer 0 >/dev/null || return 1
+	# On CPU 0 with the writer, as ftrace's reader of CPU 0 is.
+	for p in $(pgrep lttng-consumerd); do
+		taskset -a -p -c 0 "$p" >/dev/null || return 1
+	done
 	"$wl" rate "$rate" "$rate_s" >"$top/rate.out"
 	lost=$(lttng_off)
 	rm -rf "$top/trace"
