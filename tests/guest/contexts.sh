@@ -19,7 +19,12 @@
 #     built with frame pointers, enters getppid() from leaf: the user
 #     stack of each entry event starts in leaf, mid, outer, main; its
 #     kernel stack holds a return address in do_syscall_64, and that of
-#     each sched_switch one in __schedule (bounds from /proc/kallsyms).
+#     each sched_switch one in __schedule (bounds from /proc/kallsyms);
+#   - perf_counters: perf:cpu:page-fault grows by the 1000 faults of a
+#     workload that touches 1000 new pages on a CPU the daemons are kept
+#     off (at most 16 more: a text or stack page of its own); a hardware
+#     counter is added exactly when the guest has a PMU, and a refused
+#     one leaves no field behind.
 # requires: lttng-tools 2.13, babeltrace2, setpriv and unshare
 #   (util-linux), trace_workload, tracer_bench and stack_workload next
 #   to this script,
@@ -34,8 +39,8 @@ types="pid procname prio nice vpid tid vtid ppid vppid hostname
 	interruptible preemptible need_reschedule migratable
 	cgroup_ns ipc_ns mnt_ns net_ns pid_ns user_ns uts_ns time_ns
 	uid euid suid gid egid sgid vuid veuid vsuid vgid vegid vsgid"
-cases="add_every_type creds userns namespaces state callstacks"
-ktap_plan 6
+cases="add_every_type creds userns namespaces state callstacks perf_counters"
+ktap_plan 7
 
 skip_all() {
 	local c
@@ -329,6 +334,60 @@ case_callstacks() {
 	expect "sched_switch events with __schedule in the kernel stack" $nk "$ns"
 	expect "some sched_switch events" "$([ "$ns" -gt 0 ] && echo yes)" yes
 	[ $bad = 0 ] || show stacks "getppid: .* tid = $pid,"
+	[ $bad = 0 ]
+}
+
+case_perf_counters() {
+	local out pid st hw lines a b d p cpu=$(($(nproc) - 1)) nf=1000
+	bad=0
+	if [ "$cpu" = 0 ]; then
+		echo "# one CPU: the daemons' page faults would count with the workload's"
+		return 1
+	fi
+	session perf || return 1
+	lt enable-channel -k c || return 1
+	lt add-context -k -c c -t tid -t perf:cpu:page-fault || return 1
+	# A hardware counter: counted exactly when the guest has a PMU.
+	hw=0
+	[ -d /sys/bus/event_source/devices/cpu ] && hw=1
+	timeout -s KILL 60 lttng add-context -k -c c -t perf:cpu:instructions >>"$log" 2>&1
+	st=$?
+	if [ $hw = 1 ]; then
+		expect "add-context perf:cpu:instructions, with a PMU: status" $st 0
+	else
+		expect "add-context perf:cpu:instructions, no PMU: refused" \
+			"$([ $st != 0 ] && echo refused)" refused
+	fi
+	lt enable-event -k -c c --syscall getppid || return 1
+	lt start || return 1
+	for p in $(pgrep lttng); do
+		taskset -a -p -c 0 "$p" >/dev/null
+	done
+	out=$("$wl" faults $nf $cpu)
+	st=$?
+	finish || return 1
+	expect "faults workload status" $st 0
+	read_trace perf
+	bt_clean $? perf || return 1
+	pid=$(kv "$out" pid)
+	lines=$(events "$top/perf.ev" ev=syscall_entry_getppid "C.tid=$pid")
+	expect "getppid entries of the faults workload" "$(grep -c . <<<"$lines")" 2
+	read -r a b <<<"$(while read -r p; do field C.perf_cpu_page_fault <<<"$p"; done <<<"$lines" | xargs)"
+	d=$((${b:-0} - ${a:-0}))
+	echo "# perf_cpu_page_fault: $a -> $b, $d faults for $nf pages touched"
+	if [ "$d" -lt $nf ] || [ "$d" -gt $((nf + 16)) ]; then
+		echo "# page faults between the two getppid(): $d ($a -> $b), want $nf to $((nf + 16))"
+		bad=1
+	fi
+	if [ $hw = 1 ]; then
+		read -r a b <<<"$(while read -r p; do field C.perf_cpu_instructions <<<"$p"; done <<<"$lines" | xargs)"
+		expect "instructions counted between the two getppid()" \
+			"$([ "${b:-0}" -gt "${a:-0}" ] && echo yes)" yes
+	else
+		expect "no perf_cpu_instructions field" \
+			"$(grep -c 'C.perf_cpu_instructions=' <<<"$lines")" 0
+	fi
+	[ $bad = 0 ] || show perf "getppid: .* tid = $pid,"
 	[ $bad = 0 ]
 }
 

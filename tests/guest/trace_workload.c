@@ -26,6 +26,9 @@
  *                        set the real, effective and saved group then
  *                        user ids, check them, call getppid() N times
  *                        -> pid=P
+ *   faults N CPU         on CPU, map N pages, call getppid(), write a byte
+ *                        to each page (N page faults), call getppid()
+ *                        -> pid=P n=N
  *   wakefifo N CPU       a SCHED_OTHER parent and a SCHED_FIFO child, both
  *                        pinned to CPU: the parent wakes the child N times
  *                        through a pipe, the child answers through another
@@ -39,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -366,6 +370,30 @@ static int do_wakefifo(long n, int cpu)
 	return status ? 1 : 0;
 }
 
+static int do_faults(long n, int cpu)
+{
+	long page = sysconf(_SC_PAGESIZE), i;
+	cpu_set_t set;
+	char *p;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) || sched_getcpu() != cpu)
+		die("sched_setaffinity");
+	p = mmap(NULL, n * page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		die("mmap");
+	/* No transparent huge page: one fault per page. */
+	madvise(p, n * page, MADV_NOHUGEPAGE);
+	syscall(SYS_getppid);
+	for (i = 0; i < n; i++)
+		p[i * page] = 1;
+	syscall(SYS_getppid);
+	printf("pid=%d n=%ld\n", getpid(), n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -380,10 +408,13 @@ int main(int argc, char **argv)
 		return do_forks(atol(argv[2]), atoi(argv[3]));
 	if (argc == 9 && !strcmp(argv[1], "creds"))
 		return do_creds(argv + 2, atol(argv[8]));
+	if (argc == 4 && !strcmp(argv[1], "faults"))
+		return do_faults(atol(argv[2]), atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "wakefifo"))
 		return do_wakefifo(atol(argv[2]), atoi(argv[3]));
 	fprintf(stderr, "usage: %s forkexec PATH | nicechild NICE COMM CPU |\n"
 		"       pingpong N NAME_A NAME_B | forks M DRAIN_S |\n"
-		"       creds RU EU SU RG EG SG N | wakefifo N CPU\n", argv[0]);
+		"       creds RU EU SU RG EG SG N | faults N CPU | wakefifo N CPU\n",
+		argv[0]);
 	return 2;
 }
