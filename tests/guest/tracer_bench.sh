@@ -32,6 +32,20 @@ sys_n=${BENCH_SYSCALLS:-20000}
 pp_n=${BENCH_YIELDS:-5000}
 rate_s=${BENCH_RATE_SECONDS:-2}
 configs="none floor ftrace lttng"
+# The syscall workload also runs under the lttng configuration plus one
+# tracker or one family of contexts (BENCH_EXTRA=0 to leave them out):
+# what each costs per event over plain lttng.
+#   lttng-trk    a uid tracker that tracks the workload's uid 0
+#   lttng-ids    pid tid ppid vpid vtid vppid
+#   lttng-cred   uid euid suid gid egid sgid and their v-variants
+#   lttng-ns     the eight namespace inodes
+#   lttng-state  interruptible preemptible need_reschedule migratable
+#   lttng-text   procname hostname
+#   lttng-kstack callstack-kernel
+#   lttng-ustack callstack-user
+#   lttng-perf   perf:cpu:page-fault (a software counter)
+extra="lttng-trk lttng-ids lttng-cred lttng-ns lttng-state lttng-text lttng-kstack lttng-ustack lttng-perf"
+[ "${BENCH_EXTRA:-1}" = 0 ] && extra=
 ktap_plan 5
 
 skip_all() {
@@ -150,7 +164,28 @@ lttng_on() {
 		rename) run lttng enable-event -k -c c0 task_rename ;;
 		kmem) run lttng enable-event -k -c c0 kmem_cache_alloc,kmem_cache_free ;;
 		esac &&
+		lttng_extra "${extra_cfg:-}" &&
 		run lttng start
+}
+
+# lttng_extra CONFIG: the tracker or contexts of an extra configuration.
+lttng_extra() {
+	local t ctx=
+	case $1 in
+	lttng-trk) run lttng track -k --uid 0; return ;;
+	lttng-ids) ctx="pid tid ppid vpid vtid vppid" ;;
+	lttng-cred) ctx="uid euid suid gid egid sgid vuid veuid vsuid vgid vegid vsgid" ;;
+	lttng-ns) ctx="cgroup_ns ipc_ns mnt_ns net_ns pid_ns user_ns uts_ns time_ns" ;;
+	lttng-state) ctx="interruptible preemptible need_reschedule migratable" ;;
+	lttng-text) ctx="procname hostname" ;;
+	lttng-kstack) ctx=callstack-kernel ;;
+	lttng-ustack) ctx=callstack-user ;;
+	lttng-perf) ctx=perf:cpu:page-fault ;;
+	*) return 0 ;;
+	esac
+	for t in $ctx; do
+		run lttng add-context -k -c c0 -t "$t" || return 1
+	done
 }
 # lttng_off: stop, and print the channel's discarded events (from
 # lttng list, which the consumer fills from the packet contexts).
@@ -167,14 +202,14 @@ measure() {
 	case $c in
 	floor) insmod "$here/tp_floor.ko" tracepoints="$(floor_tps "$w")" || return 1 ;;
 	ftrace) ftrace_on "$w" ;;
-	lttng) lttng_on "$w" --subbuf-size 1M --num-subbuf 8 >/dev/null || return 1 ;;
+	lttng*) extra_cfg=$c lttng_on "$w" --subbuf-size 1M --num-subbuf 8 >/dev/null || return 1 ;;
 	esac
 	out=$("$wl" "$w" "$n")
 	[ -z "$marks" ] || echo "$w $c $n $(events_per_op "$w")" >>"$marks"
 	case $c in
 	floor) rmmod tp_floor ;;
 	ftrace) ftrace_off "$w" ;;
-	lttng) [ "$(lttng_off)" = 0 ] || echo "# lttng discarded events: the figure is too low" >&2 ;;
+	lttng*) [ "$(lttng_off)" = 0 ] || echo "# $c discarded events: the figure is too low" >&2 ;;
 	esac
 	sed -n 's/.*ns=\([0-9]*\).*/\1/p' <<<"$out"
 }
@@ -190,12 +225,15 @@ median() { stats | cut -d' ' -f1; }
 
 # bench NAME WORKLOAD N EVENTS-PER-OP: the interleaved rounds and the table.
 bench() {
-	local name=$1 w=$2 n=$3 epo=$4 r c ns base f ok=1 cfgs=$configs
+	local name=$1 w=$2 n=$3 epo=$4 r c ns base f ok=1 cfgs=$configs more=
 	local d=$top/$name
 	mkdir -p "$d"
 	if ! lttng_recordable "$w"; then
 		echo "# $name: $tracer has no event for it: no lttng figure"
 		cfgs="none floor ftrace"
+	elif [ "$w" = syscall ] && [[ $tracer != lttng-modules* ]]; then
+		more=$extra
+		cfgs="$configs $more"
 	fi
 	for r in $(seq "$rounds"); do
 		for c in $cfgs; do
@@ -210,12 +248,12 @@ bench() {
 	done
 	[ $ok = 1 ] || return 1
 	echo "# $name ($n operations, $epo events each), median [min-max] of $rounds rounds:"
-	printf '#   %-8s %22s %24s\n' config "ns/operation" "ns/event (- untraced)"
-	for c in $configs; do
+	printf '#   %-12s %22s %24s\n' config "ns/operation" "ns/event (- untraced)"
+	for c in $configs $more; do
 		f="-"
-		[ -s "$d/$c.ns" ] || { printf '#   %-8s %22s %24s\n' $c n/a "n/a ($tracer)"; continue; }
+		[ -s "$d/$c.ns" ] || { printf '#   %-12s %22s %24s\n' $c n/a "n/a ($tracer)"; continue; }
 		[ -s "$d/$c.ev" ] && f=$(stats <"$d/$c.ev")
-		printf '#   %-8s %22s %24s\n' $c \
+		printf '#   %-12s %22s %24s\n' $c \
 			"$(awk -v n="$n" '{ print $1 / n }' "$d/$c.ns" | stats)" "$f"
 	done
 	if [ ! -s "$d/lttng.ns" ]; then
