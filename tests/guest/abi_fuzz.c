@@ -795,9 +795,14 @@ static void valid_event(struct thr *t, struct event_conf *ev)
 static size_t build_valid(struct thr *t, const struct cmd *c, const struct slot *s,
 			  unsigned char *b)
 {
-	static const uint32_t ctxs[] = { 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
-					 15, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
-					 28, 29, 30, 31, 32, 33, 34, 35, 36, 37 };
+	static const uint32_t ctxs[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+					 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+					 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37 };
+	/* Software perf counters (PERF_TYPE_SOFTWARE): every guest has them. */
+	static const char *const perf_names[] = { "perf_cpu_cpu_clock",
+		"perf_cpu_task_clock", "perf_cpu_page_fault", "perf_cpu_cs" };
+	struct context_conf *cc;
+	uint32_t sw;
 	struct filter_hdr fh;
 	struct tracker_args ta;
 	unsigned long pos;
@@ -812,7 +817,16 @@ static size_t build_valid(struct thr *t, const struct cmd *c, const struct slot 
 		valid_event(t, (struct event_conf *)b);
 		return sizeof(struct event_conf);
 	case IN_CONTEXT:
-		((struct context_conf *)b)->ctx = ctxs[rn(t, ARRAY_SIZE(ctxs))];
+		cc = (struct context_conf *)b;
+		cc->ctx = ctxs[rn(t, ARRAY_SIZE(ctxs))];
+		if (cc->ctx == 1) {
+			/* type u32 @0, config u64 @4, name @12 */
+			sw = rn(t, ARRAY_SIZE(perf_names));
+			memset(cc->u, 0, sizeof(cc->u));
+			cc->u[0] = 1;
+			cc->u[4] = sw;
+			snprintf(cc->u + 12, 256, "%s", perf_names[sw]);
+		}
 		return sizeof(struct context_conf);
 	case IN_NAME:
 		snprintf((char *)b, 256, "fuzz-%u", rn(t, 100000));

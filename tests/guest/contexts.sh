@@ -14,21 +14,28 @@
 #     marked for rescheduling at sched_wakeup (need_reschedule = 1);
 #     sched_switch runs with interrupts off and no reschedule pending;
 #     a system call entry is interruptible and migratable, and
-#     preemptible exactly when the kernel is (uname -v says PREEMPT);
+#     preemptible exactly when the kernel preempts (its preemption model:
+#     /sys/kernel/debug/sched/preempt on a PREEMPT_DYNAMIC kernel, else
+#     uname -v's PREEMPT);
 #   - callstacks (a channel of its own): main -> outer -> mid -> leaf,
 #     built with frame pointers, enters getppid() from leaf: the user
 #     stack of each entry event starts in leaf, mid, outer, main; its
 #     kernel stack holds a return address in do_syscall_64, and that of
 #     each sched_switch one in __schedule (bounds from /proc/kallsyms);
+#     from 200 nested frames, the user stack is cut at 128 entries and
+#     ends with ULONG_MAX;
 #   - perf_counters: perf:cpu:page-fault grows by the 1000 faults of a
-#     workload that touches 1000 new pages on a CPU the daemons are kept
-#     off (at most 16 more: a text or stack page of its own); a hardware
-#     counter is added exactly when the guest has a PMU, and a refused
-#     one leaves no field behind.
+#     workload that touches 1000 new pages on a CPU every other process
+#     is kept off (at most its own minor faults, getrusage(), plus 16 for
+#     kernel threads); a hardware counter is added exactly when the guest
+#     has a PMU, and a refused one leaves no field behind;
+#   - perf_hotplug: with perf:cpu:page-fault recorded, the last CPU goes
+#     offline and online three times (nothing hangs), and its counter
+#     counts again afterwards.
 # requires: lttng-tools 2.13, babeltrace2, setpriv and unshare
 #   (util-linux), trace_workload, tracer_bench and stack_workload next
-#   to this script,
-#   root, two CPUs or more for nothing (one is enough)
+#   to this script, root, two CPUs (the perf and hotplug cases need a
+#   second one)
 # shellcheck disable=SC2317 # the case_* functions run through ktap_check
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/trace_text.sh"
@@ -39,8 +46,8 @@ types="pid procname prio nice vpid tid vtid ppid vppid hostname
 	interruptible preemptible need_reschedule migratable
 	cgroup_ns ipc_ns mnt_ns net_ns pid_ns user_ns uts_ns time_ns
 	uid euid suid gid egid sgid vuid veuid vsuid vgid vegid vsgid"
-cases="add_every_type creds userns namespaces state callstacks perf_counters"
-ktap_plan 7
+cases="add_every_type creds userns namespaces state callstacks perf_counters perf_hotplug"
+ktap_plan 8
 
 skip_all() {
 	local c
@@ -230,10 +237,18 @@ case_state() {
 	# (no idle balancing) and nothing can mark the wakee between the
 	# clearing of its flag and the event.
 	lines=$(events "$top/ctx.ev" ev=sched_switch "F.prev_pid=$wakee")
-	expect "sched_switch events of the wakee" "$(grep -c . <<<"$lines")" $((n + 1))
+	# At least the n blocking ones; a preemption before the child became
+	# SCHED_FIFO can add one.
+	expect "at least $n sched_switch events of the wakee" \
+		"$([ "$(grep -c . <<<"$lines")" -ge $n ] && echo yes)" yes
 	expect "sched_switch need_reschedule (wakee)" "$(values C.need_reschedule <<<"$lines")" 0
 	pre=0
-	[[ " $(uname -v) " == *" PREEMPT "* ]] && pre=1
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	if [ -r /sys/kernel/debug/sched/preempt ]; then
+		grep -q '(full)' /sys/kernel/debug/sched/preempt && pre=1
+	elif [[ " $(uname -v) " == *" PREEMPT "* ]]; then
+		pre=1
+	fi
 	lines=$(getppid_events "$(kv "$out_creds" pid)")
 	expect_all "$lines" C.interruptible 1
 	expect_all "$lines" C.migratable 1
@@ -333,12 +348,30 @@ case_callstacks() {
 	done <<<"$(grep " sched_switch: " "$top/stacks.txt")"
 	expect "sched_switch events with __schedule in the kernel stack" $nk "$ns"
 	expect "some sched_switch events" "$([ "$ns" -gt 0 ] && echo yes)" yes
+	# A stack deeper than 128 entries: cut, and marked with ULONG_MAX.
+	session deep || return 1
+	lt enable-channel -k c || return 1
+	lt add-context -k -c c -t tid -t callstack-user || return 1
+	lt enable-event -k -c c --syscall getppid || return 1
+	lt start || return 1
+	out=$("$here/stack_workload" 3 200)
+	finish || return 1
+	read_trace deep
+	bt_clean $? deep || return 1
+	pid=$(kv "$out" pid)
+	n_ok=0
+	while read -r line; do
+		read -r -a a <<<"$(stack callstack_user <<<"$line")"
+		[ "${#a[@]}" = 129 ] && [ "${a[128],,}" = 0xffffffffffffffff ] &&
+			in_range "${a[0]}" "$leaf" "$mid" && n_ok=$((n_ok + 1))
+	done <<<"$(grep "syscall_entry_getppid: .* tid = $pid," "$top/deep.txt")"
+	expect "getppid entries with 128 user frames and the ULONG_MAX mark" $n_ok 3
 	[ $bad = 0 ] || show stacks "getppid: .* tid = $pid,"
 	[ $bad = 0 ]
 }
 
 case_perf_counters() {
-	local out pid st hw lines a b d p cpu=$(($(nproc) - 1)) nf=1000
+	local out pid st hw lines a b d p own cpu=$(($(nproc) - 1)) nf=1000
 	bad=0
 	if [ "$cpu" = 0 ]; then
 		echo "# one CPU: the daemons' page faults would count with the workload's"
@@ -360,11 +393,12 @@ case_perf_counters() {
 	fi
 	lt enable-event -k -c c --syscall getppid || return 1
 	lt start || return 1
-	for p in $(pgrep lttng); do
-		taskset -a -p -c 0 "$p" >/dev/null
-	done
-	out=$("$wl" faults $nf $cpu)
+	# Every process on CPU 0 (kernel threads refuse), the workload alone
+	# on the last CPU; everyone back on every CPU after.
+	pin_all 0
+	out=$(taskset -c 0 "$wl" faults $nf $cpu)
 	st=$?
+	pin_all "0-$cpu"
 	finish || return 1
 	expect "faults workload status" $st 0
 	read_trace perf
@@ -374,9 +408,10 @@ case_perf_counters() {
 	expect "getppid entries of the faults workload" "$(grep -c . <<<"$lines")" 2
 	read -r a b <<<"$(while read -r p; do field C.perf_cpu_page_fault <<<"$p"; done <<<"$lines" | xargs)"
 	d=$((${b:-0} - ${a:-0}))
-	echo "# perf_cpu_page_fault: $a -> $b, $d faults for $nf pages touched"
-	if [ "$d" -lt $nf ] || [ "$d" -gt $((nf + 16)) ]; then
-		echo "# page faults between the two getppid(): $d ($a -> $b), want $nf to $((nf + 16))"
+	own=$(kv "$out" minflt)
+	echo "# perf_cpu_page_fault: $a -> $b, $d faults; $nf pages touched, $own minor faults of the workload"
+	if [ "$d" -lt $nf ] || [ "$d" -gt $((${own:-0} + 16)) ]; then
+		echo "# page faults between the two getppid(): $d, want $nf to $((${own:-0} + 16))"
 		bad=1
 	fi
 	if [ $hw = 1 ]; then
@@ -388,6 +423,52 @@ case_perf_counters() {
 			"$(grep -c 'C.perf_cpu_instructions=' <<<"$lines")" 0
 	fi
 	[ $bad = 0 ] || show perf "getppid: .* tid = $pid,"
+	[ $bad = 0 ]
+}
+
+# pin_all CPUS: every process's threads on CPUS (kernel threads refuse).
+pin_all() {
+	local p
+	for p in $(ps -e -o pid=); do
+		taskset -a -p -c "$1" "$p" >/dev/null 2>&1
+	done
+}
+
+# The last CPU offline and online three times while a perf counter is
+# recorded: the hotplug callbacks never create or release a counter (that
+# takes the hotplug lock they run under), and the CPU counts again.
+case_perf_hotplug() {
+	local cpu=$(($(nproc) - 1)) f i out pid lines a b d p
+	bad=0
+	f=/sys/devices/system/cpu/cpu$cpu/online
+	if [ "$cpu" = 0 ] || [ ! -w "$f" ]; then
+		echo "# no CPU that can go offline"
+		return 1
+	fi
+	session perfhp || return 1
+	lt enable-channel -k c || return 1
+	lt add-context -k -c c -t tid -t perf:cpu:page-fault || return 1
+	lt enable-event -k -c c --syscall getppid || return 1
+	lt start || return 1
+	for i in 1 2 3; do
+		timeout 60 sh -c "echo 0 >$f" || { echo "# cpu$cpu offline failed or hung"; bad=1; }
+		timeout 60 sh -c "echo 1 >$f" || { echo "# cpu$cpu online failed or hung"; bad=1; }
+	done
+	# The counter is created by a work item after the CPU came up.
+	sleep 1
+	pin_all 0
+	out=$(taskset -c 0 "$wl" faults 200 $cpu)
+	pin_all "0-$cpu"
+	finish || return 1
+	read_trace perfhp
+	bt_clean $? perfhp || return 1
+	pid=$(kv "$out" pid)
+	lines=$(events "$top/perfhp.ev" ev=syscall_entry_getppid "C.tid=$pid")
+	read -r a b <<<"$(while read -r p; do field C.perf_cpu_page_fault <<<"$p"; done <<<"$lines" | xargs)"
+	d=$((${b:-0} - ${a:-0}))
+	expect "page faults counted on cpu$cpu after the hotplug cycles (at least 200)" \
+		"$([ "$d" -ge 200 ] && echo yes)" yes
+	[ $bad = 0 ] || show perfhp "getppid: .* tid = $pid,"
 	[ $bad = 0 ]
 }
 

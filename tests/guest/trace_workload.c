@@ -28,7 +28,8 @@
  *                        -> pid=P
  *   faults N CPU         on CPU, map N pages, call getppid(), write a byte
  *                        to each page (N page faults), call getppid()
- *                        -> pid=P n=N
+ *                        -> pid=P n=N minflt=FAULTS (its own minor faults
+ *                        from before the first call to after the second)
  *   wakefifo N CPU       a SCHED_OTHER parent and a SCHED_FIFO child, both
  *                        pinned to CPU: the parent wakes the child N times
  *                        through a pipe, the child answers through another
@@ -45,6 +46,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -373,6 +375,7 @@ static int do_wakefifo(long n, int cpu)
 static int do_faults(long n, int cpu)
 {
 	long page = sysconf(_SC_PAGESIZE), i;
+	struct rusage r0, r1;
 	cpu_set_t set;
 	char *p;
 
@@ -386,11 +389,16 @@ static int do_faults(long n, int cpu)
 		die("mmap");
 	/* No transparent huge page: one fault per page. */
 	madvise(p, n * page, MADV_NOHUGEPAGE);
+	if (getrusage(RUSAGE_SELF, &r0))
+		die("getrusage");
 	syscall(SYS_getppid);
 	for (i = 0; i < n; i++)
 		p[i * page] = 1;
 	syscall(SYS_getppid);
-	printf("pid=%d n=%ld\n", getpid(), n);
+	if (getrusage(RUSAGE_SELF, &r1))
+		die("getrusage");
+	printf("pid=%d n=%ld minflt=%ld\n", getpid(), n,
+	       r1.ru_minflt - r0.ru_minflt);
 	return 0;
 }
 
