@@ -39,6 +39,7 @@
 # shellcheck disable=SC2317 # the case_* functions run through ktap_check
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/trace_text.sh"
+. "$(dirname "$0")/lttng_env.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 wl=$here/trace_workload
 n=20
@@ -62,17 +63,8 @@ command -v setpriv >/dev/null && command -v unshare >/dev/null ||
 [ -x "$wl" ] && [ -x "$here/tracer_bench" ] && [ -x "$here/stack_workload" ] ||
 	skip_all "trace_workload, tracer_bench or stack_workload not installed"
 
-top=/tmp/contexts
-rm -rf $top
-mkdir -p $top
-chmod 755 $top
-log=$top/log
-pkill lttng-sessiond 2>/dev/null
-lttng-sessiond -d >$top/sessiond.log 2>&1
-for _ in $(seq 100); do
-	lttng list >/dev/null 2>&1 && break
-	sleep 0.2
-done
+lttng_setup /tmp/contexts
+chmod 755 "$top"
 
 # actor NAME SETUP WRAPPER...: tracer_bench's $n getppid() calls, by a
 # shell started through WRAPPER that runs SETUP, then waits at a FIFO
@@ -476,7 +468,5 @@ for c in $cases; do
 	ktap_check "$c" "case_$c"
 done
 
-timeout -s KILL 60 lttng destroy -a >/dev/null 2>&1
-pkill lttng-sessiond
-for _ in $(seq 100); do pgrep lttng-sessiond >/dev/null || break; sleep 0.2; done
+lttng_teardown
 ktap_exit
