@@ -107,6 +107,23 @@ TEST_F(abi, channel_bad_config_is_einval)
 	EXPECT_EQ(EINVAL, errno);
 }
 
+/* One sub-buffer: a discard channel (as lttng-modules), never overwrite. */
+TEST_F(abi, one_subbuf_in_discard_mode_only)
+{
+	struct channel_conf c = good_conf();
+	int fd;
+
+	c.num_subbuf = 1;
+	fd = ioctl(self->session, LTTNG_CHANNEL, &c);
+	EXPECT_LE(0, fd) TH_LOG("discard, 1 sub-buffer: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	c.overwrite = 1;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->session, LTTNG_CHANNEL, &c));
+	EXPECT_EQ(EINVAL, errno);
+}
+
 TEST_F(abi, unknown_commands_are_enotty)
 {
 	int stream = ioctl(self->chan, LTTNG_STREAM);

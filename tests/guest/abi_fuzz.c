@@ -578,7 +578,7 @@ static bool is_pow2(uint64_t v)
  *   EAGAIN      no sub-buffer ready (GET_NEXT_SUBBUF, GET_SUBBUF, SNAPSHOT),
  *               a metadata push into a finalized buffer
  *   ENODATA     the channel is finalized and drained
- *   ENOBUFS     FLUSH_EMPTY or a metadata push with no free sub-buffer
+ *   ENOBUFS     a metadata push (GET_NEXT_SUBBUF) with no free sub-buffer
  * Not allowed: ENOSYS above all (lttng-tools then retries legacy command
  * numbers), EINTR (nothing here waits interruptibly), EBADF (the pool never
  * uses a closed fd), EMFILE/ENFILE (the pool is bounded).
@@ -880,7 +880,7 @@ static void sanitize_geometry(struct channel_conf *cc)
 	unsigned __int128 bytes = (unsigned __int128)cc->subbuf_size * cc->num_subbuf;
 
 	if (!is_pow2(cc->subbuf_size) || !is_pow2(cc->num_subbuf) ||
-	    cc->subbuf_size < 4096 || cc->num_subbuf < 2 || bytes <= (1u << 21))
+	    cc->subbuf_size < 4096 || !cc->num_subbuf || bytes <= (1u << 21))
 		return;
 	if (fuzz_huge && bytes >= ((unsigned __int128)1 << 40))
 		return;
@@ -2516,7 +2516,10 @@ static void case_hostile(void)
 	report(C_HOSTILE, ok);
 }
 
-/* Case 2: absurd buffer geometry is refused, without trying to allocate it. */
+/*
+ * Case 2: absurd buffer geometry is refused, without trying to allocate it
+ * (one sub-buffer is valid in discard mode: it is tried in overwrite mode).
+ */
 static void case_geometry(void)
 {
 	static const struct { uint64_t sub, num; uint32_t output; int32_t ow; } g[] = {
@@ -2526,7 +2529,7 @@ static void case_geometry(void)
 		{ 4096, 1ULL << 52, 0, 0 },		{ 1ULL << 36, 16, 0, 0 },
 		{ ~0ULL, 4, 0, 0 },			{ 4096, ~0ULL, 0, 0 },
 		{ 0, 4, 0, 0 },				{ 4096, 0, 0, 0 },
-		{ 4096, 1, 0, 0 },			{ 4097, 4, 0, 0 },
+		{ 4096, 1, 0, 1 },			{ 4097, 4, 0, 0 },
 		{ 12288, 4, 0, 0 },			{ 4096, 3, 0, 0 },
 		{ 2048, 4, 0, 0 },			{ 1ULL << 20, 3, 0, 0 },
 		{ 4096, 1ULL << 40, 1, 1 },		{ 1ULL << 40, 4, 1, 1 },

@@ -1,0 +1,229 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# description: the session controls of the stock lttng-tools on a kernel
+#   session, each checked against what workloads of known size made:
+#   every event is a getppid() system call of a workload process
+#   (tracer_bench syscall N: N calls), told apart by the pid context.
+#   rotate: three workloads (100, 200, 300 calls), "lttng rotate" after
+#     each; each of the three chunks they archive is read by babeltrace2
+#     alone and holds exactly its workload's calls, entry and exit, and
+#     the fourth, archived by "lttng destroy", holds none.
+#   rotate_timer: "lttng enable-rotation --timer"; the chunks together
+#     hold each of three workloads exactly once.
+#   clear_running: "lttng clear" between two workloads of a running
+#     session: the trace holds the second one only, exactly.
+#   clear_stopped: the same, the session stopped for the clear and
+#     started again.
+#   snapshot: two "lttng snapshot record" of a snapshot session, a
+#     workload before each: the first holds the first workload, the
+#     second both (the buffers never fill); a snapshot to an output added
+#     by "snapshot add-output" after the default one is deleted.
+#   num_subbuf_1: a discard channel of one sub-buffer records a workload
+#     whole.
+# requires: lttng-tools 2.13, babeltrace2, tracer_bench next to this
+#   script, root
+. "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/lttng_env.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+cases="rotate rotate_timer clear_running clear_stopped snapshot num_subbuf_1"
+ktap_plan "$(wc -w <<<"$cases")"
+
+skip_all() {
+	local c
+	for c in $cases; do ktap_skip "$c" "$1"; done
+	ktap_exit
+}
+[ "$(id -u)" = 0 ] || skip_all "not root"
+command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
+	skip_all "lttng-tools or babeltrace2 not installed"
+[ -x "$here/tracer_bench" ] || skip_all "tracer_bench not installed"
+lttng_setup /tmp/session_controls
+
+# lt CMD...: run() one command; on failure, say which and what it said.
+lt() {
+	run "$@" && return 0
+	echo "# failed: $*"
+	tail -3 "$log" | sed 's/^/#   /'
+	return 1
+}
+
+# work N: a workload of N getppid() calls, waited for; its pid in $pid.
+work() {
+	"$here/tracer_bench" syscall "$1" >/dev/null &
+	pid=$!
+	wait $pid || echo "# workload of $1 calls failed"
+}
+
+# session NAME [CREATE-OPTIONS...]: a session recording getppid with the
+# pid context in channel c (CHANNEL_OPTS for enable-channel).
+session() {
+	local name=$1
+	shift
+	lt lttng create "$name" "$@" &&
+		lt lttng enable-channel -k c $CHANNEL_OPTS &&
+		lt lttng enable-event -k -c c --syscall getppid &&
+		lt lttng add-context -k -c c -t pid
+}
+
+# read_trace DIR OUT: babeltrace2's text of DIR in OUT; fails, saying
+# why, when babeltrace2 fails or writes anything on stderr.
+read_trace() {
+	if ! babeltrace2 "$1" >"$2" 2>"$2.err" || [ -s "$2.err" ]; then
+		echo "# babeltrace2 $1 failed:"
+		head -5 "$2.err" | sed 's/^/#   /'
+		return 1
+	fi
+}
+
+# calls FILE PID: the getppid entry and exit events of PID in FILE, as
+# "ENTRIES EXITS".
+calls() {
+	echo "$(grep -c "syscall_entry_getppid: .*{ pid = $2 }" "$1")" \
+		"$(grep -c "syscall_exit_getppid: .*{ pid = $2 }" "$1")"
+}
+
+# expect FILE PID N: FILE holds exactly N entries and N exits of PID.
+expect() {
+	local got
+	got=$(calls "$1" "$2")
+	echo "# $(basename "$1"): pid $2: entries/exits $got, want $3 $3"
+	[ "$got" = "$3 $3" ]
+}
+
+# total FILE: the getppid events in FILE, of any process.
+total() {
+	grep -c "syscall_e[a-z]*_getppid:" "$1"
+}
+
+# rotate: one chunk per workload, exactly.
+rotate_case() {
+	local i n pids=() chunks c ok=0
+	session r -o "$top/r" || return 1
+	lt lttng start || return 1
+	for n in 100 200 300; do
+		work $n
+		pids+=("$pid")
+		lt lttng rotate r || { echo "# rotation after $n calls failed"; return 1; }
+	done
+	lt lttng stop && lt lttng destroy r || return 1
+	chunks=($(ls -d "$top"/r/archives/* | sort -t- -k3n))
+	# Three rotations, then the destruction archives the last chunk.
+	[ ${#chunks[@]} = 4 ] || { echo "# ${#chunks[@]} archived chunks, want 4"; return 1; }
+	for i in 0 1 2 3; do
+		c=$top/rotate.$i.txt
+		read_trace "${chunks[$i]}" "$c" || return 1
+		n=$(((i + 1) * 100))
+		[ $i = 3 ] && n=0
+		[ $i = 3 ] || expect "$c" "${pids[$i]}" $n || ok=1
+		[ "$(total "$c")" = $((2 * n)) ] ||
+			{ echo "# chunk $i: $(total "$c") getppid events, want $((2 * n))"; ok=1; }
+	done
+	return $ok
+}
+
+# rotate_timer: chunks cut by the timer; each workload once, in all.
+rotate_timer_case() {
+	local n pids=() d c all=$top/rtimer.all ok=0
+	session rt -o "$top/rt" || return 1
+	lt lttng enable-rotation -s rt --timer 1s || return 1
+	lt lttng start || return 1
+	for n in 100 200 300; do
+		work $n
+		pids+=("$pid")
+		sleep 2
+	done
+	lt lttng stop && lt lttng destroy rt || return 1
+	: >"$all"
+	for d in "$top"/rt/archives/*/ "$top"/rt/*/; do
+		[ -d "$d/kernel" ] || continue
+		c=$top/rtimer.$(basename "$d").txt
+		read_trace "$d" "$c" || return 1
+		cat "$c" >>"$all"
+	done
+	n=$(ls -d "$top"/rt/archives/*/ 2>/dev/null | wc -l)
+	echo "# $n archived chunks"
+	[ "$n" -ge 2 ] || { echo "# want at least 2"; ok=1; }
+	for n in 0 1 2; do
+		expect "$all" "${pids[$n]}" $(((n + 1) * 100)) || ok=1
+	done
+	return $ok
+}
+
+# clear_running, clear_stopped: what follows the clear, only.
+clear_case() {
+	local stopped=$1 a b t=$top/clear.$1.txt
+	session "cl$1" -o "$top/cl$1" || return 1
+	lt lttng start || return 1
+	work 150
+	a=$pid
+	if [ "$stopped" = 1 ]; then
+		lt lttng stop && lt lttng clear && lt lttng start || return 1
+	else
+		lt lttng clear || return 1
+	fi
+	work 250
+	b=$pid
+	lt lttng stop && lt lttng destroy || return 1
+	read_trace "$top/cl$1" "$t" || return 1
+	expect "$t" "$a" 0 && expect "$t" "$b" 250
+}
+
+# snapshot: two records, then one to an added output.
+snapshot_case() {
+	local a b c d ok=0
+	session s --snapshot -o "$top/s" || return 1
+	lt lttng start || return 1
+	work 100
+	a=$pid
+	lt lttng snapshot record -n first || return 1
+	work 200
+	b=$pid
+	lt lttng snapshot record -n second || return 1
+	lt lttng snapshot del-output 1 &&
+		lt lttng snapshot add-output "$top/s2" -n third || return 1
+	work 50
+	c=$pid
+	lt lttng snapshot record || return 1
+	lt lttng stop && lt lttng destroy || return 1
+	d=$(ls -d "$top"/s/first-* 2>/dev/null)
+	read_trace "$d" "$top/snap1.txt" || return 1
+	expect "$top/snap1.txt" "$a" 100 && expect "$top/snap1.txt" "$b" 0 || ok=1
+	d=$(ls -d "$top"/s/second-* 2>/dev/null)
+	read_trace "$d" "$top/snap2.txt" || return 1
+	expect "$top/snap2.txt" "$a" 100 && expect "$top/snap2.txt" "$b" 200 || ok=1
+	d=$(ls -d "$top"/s2/third-* 2>/dev/null)
+	read_trace "$d" "$top/snap3.txt" || return 1
+	expect "$top/snap3.txt" "$c" 50 || ok=1
+	return $ok
+}
+
+# num_subbuf_1: a one-sub-buffer discard channel.
+num_subbuf_1_case() {
+	local a
+	CHANNEL_OPTS="--discard --num-subbuf 1 --subbuf-size 256k" \
+		session n1 -o "$top/n1" || return 1
+	lt lttng start || return 1
+	work 300
+	a=$pid
+	lt lttng stop && lt lttng destroy || return 1
+	read_trace "$top/n1" "$top/n1.txt" || return 1
+	expect "$top/n1.txt" "$a" 300
+}
+
+rotate_case
+ktap_status rotate $?
+rotate_timer_case
+ktap_status rotate_timer $?
+clear_case 0
+ktap_status clear_running $?
+clear_case 1
+ktap_status clear_stopped $?
+snapshot_case
+ktap_status snapshot $?
+num_subbuf_1_case
+ktap_status num_subbuf_1 $?
+
+lttng destroy -a >/dev/null 2>&1
+grep -i "error" "$log" | head -10 | sed 's/^/# /'
+lttng_teardown
+ktap_exit
