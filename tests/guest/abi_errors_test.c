@@ -231,6 +231,52 @@ TEST_F(abi, session_closed_first_is_safe)
 }
 
 /*
+ * GET_NEXT_SUBBUF_METADATA_CHECK (live sessions): the metadata of the
+ * sched events takes several 4 KiB packets; only the last one, which ends
+ * the text, is coherent.  Data streams do not know the command.
+ */
+TEST_F(abi, metadata_check_marks_the_last_packet)
+{
+	struct channel_conf c = good_conf();
+	struct event_conf ev;
+	int stream, meta, mstream, event, n = 0, last = -1, ncoherent = 0;
+	uint32_t coherent;
+
+	memset(&ev, 0, sizeof(ev));
+	strcpy(ev.name, "sched_*");
+	event = ioctl(self->chan, LTTNG_EVENT, &ev);
+	ASSERT_LE(0, event) TH_LOG("EVENT: %s", strerror(errno));
+	EXPECT_EQ(0, ioctl(event, LTTNG_ENABLE));
+	meta = ioctl(self->session, LTTNG_METADATA, &c);
+	ASSERT_LE(0, meta) TH_LOG("METADATA: %s", strerror(errno));
+	mstream = ioctl(meta, LTTNG_STREAM);
+	ASSERT_LE(0, mstream);
+	stream = ioctl(self->chan, LTTNG_STREAM);
+	ASSERT_LE(0, stream);
+	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_START));
+	for (;;) {
+		coherent = 7;
+		if (ioctl(mstream, RB_GET_NEXT_SUBBUF_METADATA_CHECK, &coherent))
+			break;
+		n++;
+		ncoherent += coherent == 1;
+		last = coherent;
+		EXPECT_LE(coherent, 1U);
+		ASSERT_EQ(0, ioctl(mstream, RB_PUT_NEXT_SUBBUF));
+	}
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_LE(2, n) TH_LOG("%d metadata packets", n);
+	EXPECT_EQ(1, last) TH_LOG("the last of %d packets is not coherent", n);
+	EXPECT_EQ(1, ncoherent) TH_LOG("%d coherent packets of %d", ncoherent, n);
+	EXPECT_EQ(-1, ioctl(stream, RB_GET_NEXT_SUBBUF_METADATA_CHECK, &coherent));
+	EXPECT_EQ(ENOTTY, errno);
+	close(stream);
+	close(mstream);
+	close(meta);
+	close(event);
+}
+
+/*
  * FILTER: a bad address is EFAULT, a length over the 65536-byte limit or
  * a relocation offset past the end EINVAL, and a well-formed bytecode
  * EOPNOTSUPP (no interpreter: the event must not record unfiltered).

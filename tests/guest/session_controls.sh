@@ -20,12 +20,19 @@
 #     by "snapshot add-output" after the default one is deleted.
 #   num_subbuf_1: a discard channel of one sub-buffer records a workload
 #     whole.
-# requires: lttng-tools 2.13, babeltrace2, tracer_bench next to this
-#   script, root
+#   relay_stream, relay_clear, relay_snapshot: the same through
+#     lttng-relayd on 127.0.0.1 (net://): a streamed session, a clear of a
+#     streamed session, a snapshot sent to the relay daemon.
+#   live: a live session (live timer 1 s) read by "babeltrace2
+#     --input-format=lttng-live" while it runs: the reader shows every
+#     event of a workload before the session stops.
+# requires: lttng-tools 2.13 (lttng-relayd too), babeltrace2, tracer_bench
+#   next to this script, root
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/lttng_env.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-cases="rotate rotate_timer clear_running clear_stopped snapshot num_subbuf_1"
+cases="rotate rotate_timer clear_running clear_stopped snapshot num_subbuf_1
+	relay_stream relay_clear relay_snapshot live"
 ktap_plan "$(wc -w <<<"$cases")"
 
 skip_all() {
@@ -37,6 +44,7 @@ skip_all() {
 command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 	skip_all "lttng-tools or babeltrace2 not installed"
 [ -x "$here/tracer_bench" ] || skip_all "tracer_bench not installed"
+command -v lttng-relayd >/dev/null || skip_all "lttng-relayd not installed"
 lttng_setup /tmp/session_controls
 
 # lt CMD...: run() one command; on failure, say which and what it said.
@@ -210,6 +218,80 @@ num_subbuf_1_case() {
 	expect "$top/n1.txt" "$a" 300
 }
 
+# The relay daemon's trace of session NAME.
+relayed() {
+	ls -d "$top"/relayd/*/"$1"-* 2>/dev/null | head -1
+}
+
+# relay_stream: a session streamed to lttng-relayd.
+relay_stream_case() {
+	local a
+	session rs --set-url net://127.0.0.1 || return 1
+	lt lttng start || return 1
+	work 120
+	a=$pid
+	lt lttng stop && lt lttng destroy || return 1
+	read_trace "$(relayed rs)" "$top/rs.txt" || return 1
+	expect "$top/rs.txt" "$a" 120
+}
+
+# relay_clear: a clear of a streamed session, between two workloads.
+relay_clear_case() {
+	local a b
+	session rc --set-url net://127.0.0.1 || return 1
+	lt lttng start || return 1
+	work 130
+	a=$pid
+	lt lttng clear || return 1
+	work 140
+	b=$pid
+	lt lttng stop && lt lttng destroy || return 1
+	read_trace "$(relayed rc)" "$top/rc.txt" || return 1
+	expect "$top/rc.txt" "$a" 0 && expect "$top/rc.txt" "$b" 140
+}
+
+# relay_snapshot: a snapshot recorded to the relay daemon.
+relay_snapshot_case() {
+	local a d
+	session rn --snapshot || return 1
+	lt lttng start || return 1
+	work 110
+	a=$pid
+	lt lttng snapshot record -n relayed net://127.0.0.1 || return 1
+	lt lttng stop && lt lttng destroy || return 1
+	d=$(find "$top/relayd" -type d -name 'relayed-*' | head -1)
+	[ -n "$d" ] || { echo "# no snapshot under $top/relayd"; return 1; }
+	read_trace "$d" "$top/rn.txt" || return 1
+	expect "$top/rn.txt" "$a" 110
+}
+
+# live: a live reader sees a workload's events while the session runs.
+live_case() {
+	local a i reader got=0 t0 url
+	session lv --live 1000000 --set-url net://127.0.0.1 || return 1
+	lt lttng start || return 1
+	url=net://127.0.0.1/host/$(hostname)/lv
+	babeltrace2 --input-format=lttng-live "$url" >"$top/live.txt" \
+		2>"$top/live.err" &
+	reader=$!
+	sleep 2
+	work 150
+	a=$pid
+	t0=$(date +%s)
+	for i in $(seq 300); do
+		got=$(calls "$top/live.txt" "$a")
+		[ "$got" = "150 150" ] && break
+		sleep 0.1
+	done
+	echo "# live: $got entries/exits of pid $a after $(($(date +%s) - t0)) s, session running"
+	lt lttng stop && lt lttng destroy || return 1
+	timeout 60 tail --pid=$reader -f /dev/null || kill $reader
+	wait $reader
+	echo "# live reader exit status $?"
+	[ -s "$top/live.err" ] && head -3 "$top/live.err" | sed 's/^/#   /'
+	[ "$got" = "150 150" ] && expect "$top/live.txt" "$a" 150
+}
+
 rotate_case
 ktap_status rotate $?
 rotate_timer_case
@@ -222,6 +304,21 @@ snapshot_case
 ktap_status snapshot $?
 num_subbuf_1_case
 ktap_status num_subbuf_1 $?
+
+lttng-relayd -d -o "$top/relayd" >"$top/relayd.log" 2>&1
+for i in $(seq 50); do
+	(exec 3<>/dev/tcp/127.0.0.1/5342) 2>/dev/null && break
+	sleep 0.2
+done
+relay_stream_case
+ktap_status relay_stream $?
+relay_clear_case
+ktap_status relay_clear $?
+relay_snapshot_case
+ktap_status relay_snapshot $?
+live_case
+ktap_status live $?
+pkill lttng-relayd
 
 lttng destroy -a >/dev/null 2>&1
 grep -i "error" "$log" | head -10 | sed 's/^/# /'
