@@ -107,7 +107,7 @@ TEST_F(abi, channel_bad_config_is_einval)
 	EXPECT_EQ(EINVAL, errno);
 }
 
-/* One sub-buffer: a discard channel (as lttng-modules), never overwrite. */
+/* One sub-buffer: a discard data channel (as lttng-modules), never overwrite. */
 TEST_F(abi, one_subbuf_in_discard_mode_only)
 {
 	struct channel_conf c = good_conf();
@@ -121,6 +121,11 @@ TEST_F(abi, one_subbuf_in_discard_mode_only)
 	c.overwrite = 1;
 	errno = 0;
 	EXPECT_EQ(-1, ioctl(self->session, LTTNG_CHANNEL, &c));
+	EXPECT_EQ(EINVAL, errno);
+	/* Metadata keeps two: an unread packet must show as readable. */
+	c.overwrite = 0;
+	errno = 0;
+	EXPECT_EQ(-1, ioctl(self->session, LTTNG_METADATA, &c));
 	EXPECT_EQ(EINVAL, errno);
 }
 
