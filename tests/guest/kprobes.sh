@@ -41,21 +41,6 @@ addr=$(awk -v s=$sym '$3 == s { print $1; exit }' /proc/kallsyms)
 addr=$(printf '0x%x' "0x$addr")
 lttng_setup /tmp/kprobes
 
-# work N: a workload of N getppid() calls; its pid in $pid.
-work() {
-	"$here/tracer_bench" syscall "$1" >/dev/null &
-	pid=$!
-	wait $pid || echo "# workload of $1 calls failed"
-}
-
-# lt CMD...: run() one command; on failure, say which and what it said.
-lt() {
-	run "$@" && return 0
-	echo "# failed: $*"
-	tail -2 "$log" | sed 's/^/#   /'
-	return 1
-}
-
 # session NAME ENABLE-ARGS...: a session recording one probe, pid context.
 session() {
 	local name=$1
@@ -90,13 +75,13 @@ expect_ips() {
 }
 
 session ks --probe $sym kp_sym || echo "# session ks failed"
-work 120
+getppid_work 120
 finish ks
 expect_ips "$top/ks.txt" kp_sym "$pid" ip "$addr" 120
 ktap_status symbol $?
 
 session ka --probe "$addr" kp_addr || echo "# session ka failed"
-work 130
+getppid_work 130
 finish ka
 expect_ips "$top/ka.txt" kp_addr "$pid" ip "$addr" 130
 ktap_status address $?
@@ -105,7 +90,7 @@ ktap_status address $?
 function_case() {
 	local ok=0 parents p start next
 	session kf --function $sym kr || return 1
-	work 140
+	getppid_work 140
 	finish kf
 	expect_ips "$top/kf.txt" kr_entry "$pid" ip "$addr" 140 || ok=1
 	expect_ips "$top/kf.txt" kr_exit "$pid" ip "$addr" 140 || ok=1
@@ -128,10 +113,10 @@ ktap_status function $?
 disable_case() {
 	local a
 	session kd --probe $sym kp_dis || return 1
-	work 110
+	getppid_work 110
 	a=$pid
 	lt lttng disable-event -k -c c kp_dis || return 1
-	work 90
+	getppid_work 90
 	finish kd
 	expect_ips "$top/kd.txt" kp_dis "$a" ip "$addr" 110 &&
 		expect_ips "$top/kd.txt" kp_dis "$pid" ip "$addr" 0
@@ -151,7 +136,7 @@ bad_case() {
 	run lttng enable-event -k -c c --probe $sym kb_good &&
 		{ echo "# a second kb_good accepted"; ok=1; }
 	lt lttng add-context -k -c c -t pid && lt lttng start || return 1
-	work 70
+	getppid_work 70
 	finish kb
 	grep -q "kb_bad" "$top/kb.txt" && { echo "# a refused probe recorded"; ok=1; }
 	expect_ips "$top/kb.txt" kb_good "$pid" ip "$addr" 70 || ok=1
@@ -167,7 +152,7 @@ ktap_status bad_input $?
 unregistered_case() {
 	local c
 	session ku --function $sym ku || return 1
-	work 10
+	getppid_work 10
 	finish ku
 	# lttng-sessiond unloads the modules it loaded when it exits.
 	lttng_teardown
@@ -176,7 +161,7 @@ unregistered_case() {
 		rmmod "$c" || { echo "# rmmod $c failed"; return 1; }
 	done
 	grep -q "^lttng_" /proc/modules && { echo "# lttng modules left"; return 1; }
-	work 50
+	getppid_work 50
 	echo "# modules removed, $sym called 50 times"
 	modprobe lttng-tracer || return 1
 	lttng_setup "$top/after"

@@ -22,6 +22,22 @@ run() {
 	timeout -s KILL "${LTTNG_RUN_TIMEOUT:-120}" "$@" >>"$log" 2>&1
 }
 
+# lt CMD...: run() one command; on failure, say which and what it said.
+lt() {
+	run "$@" && return 0
+	echo "# failed: $*"
+	tail -3 "$log" | sed 's/^/#   /'
+	return 1
+}
+
+# getppid_work N: a workload of N getppid() calls (tracer_bench, next to
+# the test), waited for; its pid in $pid.
+getppid_work() {
+	"$(dirname "$0")/tracer_bench" syscall "$1" >/dev/null &
+	pid=$!
+	wait $pid || echo "# workload of $1 calls failed"
+}
+
 # lttng_teardown: no session left, lttng-sessiond gone.
 lttng_teardown() {
 	local i

@@ -47,21 +47,6 @@ command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 command -v lttng-relayd >/dev/null || skip_all "lttng-relayd not installed"
 lttng_setup /tmp/session_controls
 
-# lt CMD...: run() one command; on failure, say which and what it said.
-lt() {
-	run "$@" && return 0
-	echo "# failed: $*"
-	tail -3 "$log" | sed 's/^/#   /'
-	return 1
-}
-
-# work N: a workload of N getppid() calls, waited for; its pid in $pid.
-work() {
-	"$here/tracer_bench" syscall "$1" >/dev/null &
-	pid=$!
-	wait $pid || echo "# workload of $1 calls failed"
-}
-
 # session NAME [CREATE-OPTIONS...]: a session recording getppid with the
 # pid context in channel c (CHANNEL_OPTS for enable-channel).
 session() {
@@ -109,7 +94,7 @@ rotate_case() {
 	session r -o "$top/r" || return 1
 	lt lttng start || return 1
 	for n in 100 200 300; do
-		work $n
+		getppid_work $n
 		pids+=("$pid")
 		lt lttng rotate r || { echo "# rotation after $n calls failed"; return 1; }
 	done
@@ -136,7 +121,7 @@ rotate_timer_case() {
 	lt lttng enable-rotation -s rt --timer 1s || return 1
 	lt lttng start || return 1
 	for n in 100 200 300; do
-		work $n
+		getppid_work $n
 		pids+=("$pid")
 		sleep 2
 	done
@@ -162,14 +147,14 @@ clear_case() {
 	local stopped=$1 a b t=$top/clear.$1.txt
 	session "cl$1" -o "$top/cl$1" || return 1
 	lt lttng start || return 1
-	work 150
+	getppid_work 150
 	a=$pid
 	if [ "$stopped" = 1 ]; then
 		lt lttng stop && lt lttng clear && lt lttng start || return 1
 	else
 		lt lttng clear || return 1
 	fi
-	work 250
+	getppid_work 250
 	b=$pid
 	lt lttng stop && lt lttng destroy || return 1
 	read_trace "$top/cl$1" "$t" || return 1
@@ -181,15 +166,15 @@ snapshot_case() {
 	local a b c d ok=0
 	session s --snapshot -o "$top/s" || return 1
 	lt lttng start || return 1
-	work 100
+	getppid_work 100
 	a=$pid
 	lt lttng snapshot record -n first || return 1
-	work 200
+	getppid_work 200
 	b=$pid
 	lt lttng snapshot record -n second || return 1
 	lt lttng snapshot del-output 1 &&
 		lt lttng snapshot add-output "$top/s2" -n third || return 1
-	work 50
+	getppid_work 50
 	c=$pid
 	lt lttng snapshot record || return 1
 	lt lttng stop && lt lttng destroy || return 1
@@ -211,7 +196,7 @@ num_subbuf_1_case() {
 	CHANNEL_OPTS="--discard --num-subbuf 1 --subbuf-size 256k" \
 		session n1 -o "$top/n1" || return 1
 	lt lttng start || return 1
-	work 300
+	getppid_work 300
 	a=$pid
 	lt lttng stop && lt lttng destroy || return 1
 	read_trace "$top/n1" "$top/n1.txt" || return 1
@@ -228,7 +213,7 @@ relay_stream_case() {
 	local a
 	session rs --set-url net://127.0.0.1 || return 1
 	lt lttng start || return 1
-	work 120
+	getppid_work 120
 	a=$pid
 	lt lttng stop && lt lttng destroy || return 1
 	read_trace "$(relayed rs)" "$top/rs.txt" || return 1
@@ -240,10 +225,10 @@ relay_clear_case() {
 	local a b
 	session rc --set-url net://127.0.0.1 || return 1
 	lt lttng start || return 1
-	work 130
+	getppid_work 130
 	a=$pid
 	lt lttng clear || return 1
-	work 140
+	getppid_work 140
 	b=$pid
 	lt lttng stop && lt lttng destroy || return 1
 	read_trace "$(relayed rc)" "$top/rc.txt" || return 1
@@ -255,7 +240,7 @@ relay_snapshot_case() {
 	local a d
 	session rn --snapshot || return 1
 	lt lttng start || return 1
-	work 110
+	getppid_work 110
 	a=$pid
 	lt lttng snapshot record -n relayed net://127.0.0.1 || return 1
 	lt lttng stop && lt lttng destroy || return 1
@@ -275,7 +260,7 @@ live_case() {
 		2>"$top/live.err" &
 	reader=$!
 	sleep 2
-	work 150
+	getppid_work 150
 	a=$pid
 	t0=$(date +%s)
 	for i in $(seq 300); do
