@@ -10,6 +10,10 @@
 #     the fourth, archived by "lttng destroy", holds none.
 #   rotate_timer: "lttng enable-rotation --timer"; the chunks together
 #     hold each of three workloads exactly once.
+#   rotate_size: "lttng enable-rotation --size 256K" on 64 KiB
+#     sub-buffers: workloads of 4000 calls (about 250 KB each) make the
+#     session rotate more than once, and the chunks together hold each
+#     workload exactly once.
 #   clear_running: "lttng clear" between two workloads of a running
 #     session: the trace holds the second one only, exactly.
 #   clear_stopped: the same, the session stopped for the clear and
@@ -20,19 +24,32 @@
 #     by "snapshot add-output" after the default one is deleted.
 #   num_subbuf_1: a discard channel of one sub-buffer records a workload
 #     whole.
+#   flight_recorder: a snapshot session records numbered lttng_logger
+#     messages on CPU 1 into an overwrite channel of 4 x 4 KiB
+#     sub-buffers; a first "lttng snapshot record" is slowed (strace
+#     delays lttng-consumerd's writes) so that it holds CPU 1's oldest
+#     packet while 1500 more messages wrap the ring over its place.  The
+#     held snapshot reads in order; the next snapshot holds an unbroken
+#     run of the last messages ending with the newest (the writer never
+#     dropped a record while the reader held one); a snapshot limited by
+#     --max-size (two packets per stream) holds a shorter run ending with
+#     the newest too.
 #   relay_stream, relay_clear, relay_snapshot: the same through
 #     lttng-relayd on 127.0.0.1 (net://): a streamed session, a clear of a
 #     streamed session, a snapshot sent to the relay daemon.
+#   relay_netns: lttng-relayd in a second network namespace, reached over
+#     a veth pair: a session streamed to it holds its workload exactly.
 #   live: a live session (live timer 1 s) read by "babeltrace2
 #     --input-format=lttng-live" while it runs: the reader shows every
 #     event of a workload before the session stops.
-# requires: lttng-tools 2.13 (lttng-relayd too), babeltrace2, tracer_bench
-#   next to this script, root
+# requires: lttng-tools 2.13 (lttng-relayd too), babeltrace2, strace,
+#   taskset, 2 CPUs, tracer_bench next to this script, root
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/lttng_env.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-cases="rotate rotate_timer clear_running clear_stopped snapshot num_subbuf_1
-	relay_stream relay_clear relay_snapshot live"
+cases="rotate rotate_timer rotate_size clear_running clear_stopped snapshot
+	num_subbuf_1 flight_recorder relay_stream relay_clear relay_snapshot
+	relay_netns live"
 ktap_plan "$(wc -w <<<"$cases")"
 
 skip_all() {
@@ -142,6 +159,36 @@ rotate_timer_case() {
 	return $ok
 }
 
+# rotate_size: chunks cut when the session has written 256 KiB.
+rotate_size_case() {
+	local n pids=() d c all=$top/rsize.all ok=0
+	CHANNEL_OPTS="--subbuf-size 64k --num-subbuf 4" \
+		session rz -o "$top/rz" || return 1
+	lt lttng enable-rotation -s rz --size 256K || return 1
+	lt lttng start || return 1
+	for n in 4000 4001 4002; do
+		getppid_work $n
+		pids+=("$pid")
+		# The consumer's monitor samples the size every second.
+		sleep 3
+	done
+	lt lttng stop && lt lttng destroy rz || return 1
+	: >"$all"
+	for d in "$top"/rz/archives/*/ "$top"/rz/*/; do
+		[ -d "$d/kernel" ] || continue
+		c=$top/rsize.$(basename "$d").txt
+		read_trace "$d" "$c" || return 1
+		cat "$c" >>"$all"
+	done
+	n=$(ls -d "$top"/rz/archives/*/ 2>/dev/null | wc -l)
+	echo "# $n archived chunks"
+	[ "$n" -ge 2 ] || { echo "# want at least 2"; ok=1; }
+	expect "$all" "${pids[0]}" 4000 || ok=1
+	expect "$all" "${pids[1]}" 4001 || ok=1
+	expect "$all" "${pids[2]}" 4002 || ok=1
+	return $ok
+}
+
 # clear_running, clear_stopped: what follows the clear, only.
 clear_case() {
 	local stopped=$1 a b t=$top/clear.$1.txt
@@ -203,6 +250,92 @@ num_subbuf_1_case() {
 	expect "$top/n1.txt" "$a" 300
 }
 
+# log_seq FROM COUNT: COUNT lttng_logger messages "seq NNNNNN", numbered
+# from FROM, one write each, from CPU 1.
+log_seq() {
+	taskset -c 1 bash -c 'exec 3>/proc/lttng-logger || exit 1
+		for ((i = $1; i < $1 + $2; i++)); do printf "seq %06d" $i >&3; done' \
+		_ "$1" "$2" || echo "# writing messages $1.. to /proc/lttng-logger failed"
+}
+
+# cpu1_seqs TEXT: the numbers of the messages recorded on CPU 1, in order.
+cpu1_seqs() {
+	sed -n 's/.*lttng_logger: { cpu_id = 1 }, { msg = "seq \([0-9]*\)" }$/\1/p' "$1" |
+		sed 's/^0*\([0-9]\)/\1/'
+}
+
+# run_check SEQS LAST MIN MAX: SEQS (a file) is an unbroken run of
+# between MIN and MAX numbers ending with LAST.
+run_check() {
+	awk -v last="$2" -v min="$3" -v max="$4" '
+		NR > 1 && $1 != prev + 1 { gap++; if (gap == 1) print "# gap after " prev ": " $1 }
+		{ prev = $1 }
+		END {
+			print "# " NR " messages, " (NR ? "from " first_of " " : "") "to " prev ", want an unbroken run of " min "-" max " to " last
+			exit !(gap == 0 && prev == last && NR >= min && NR <= max)
+		}
+		NR == 1 { first_of = $1 }' "$1"
+}
+
+# flight_recorder: the newest records survive a slow snapshot reader.
+flight_recorder_case() {
+	local fr=$top/fr a=2000 b=1500 cpid spid snap d i ok=0
+	lt lttng create fr --snapshot -o "$fr" &&
+		lt lttng enable-channel -k c --overwrite --subbuf-size 4096 \
+			--num-subbuf 4 &&
+		lt lttng enable-event -k -c c lttng_logger &&
+		lt lttng start || return 1
+	log_seq 0 $a
+	cpid=$(pgrep -o -x lttng-consumerd)
+	[ -n "$cpid" ] || { echo "# no lttng-consumerd"; return 1; }
+	# Every write of lttng-consumerd returns 5 s late, until strace goes.
+	strace -f -y -p "$cpid" -e trace=write -o "$top/fr.strace" \
+		-e inject=write:delay_exit=5000000 2>"$top/fr.strace.err" &
+	spid=$!
+	for i in $(seq 100); do
+		grep -q attached "$top/fr.strace.err" && break
+		sleep 0.1
+	done
+	lttng snapshot record -n held >"$top/fr.held.log" 2>&1 &
+	snap=$!
+	# The first write of CPU 1's stream: it holds CPU 1's oldest packet.
+	for i in $(seq 600); do
+		grep -q '/c_1>' "$top/fr.strace" && break
+		sleep 0.1
+	done
+	if grep -q '/c_1>' "$top/fr.strace"; then
+		log_seq $a $b
+	else
+		echo "# lttng-consumerd never wrote CPU 1's stream under strace"
+		ok=1
+	fi
+	kill "$spid"
+	wait "$spid"
+	wait "$snap" || { echo "# the slowed snapshot failed:"; sed 's/^/#   /' "$top/fr.held.log"; return 1; }
+	lt lttng snapshot record -n after &&
+		lt lttng snapshot record -n small --max-size 16384 &&
+		lt lttng stop && lt lttng destroy fr || return 1
+	# The held snapshot may lack packets overwritten before their turn.
+	d=$(ls -d "$fr"/held-* 2>/dev/null)
+	babeltrace2 "$d" >"$top/fr.held.txt" 2>"$top/fr.held.err" ||
+		{ echo "# babeltrace2 $d failed"; return 1; }
+	cpu1_seqs "$top/fr.held.txt" >"$top/fr.held.seqs"
+	sort -n -c "$top/fr.held.seqs" 2>/dev/null ||
+		{ echo "# the held snapshot is out of order"; ok=1; }
+	echo "# held snapshot: $(wc -l <"$top/fr.held.seqs") messages of CPU 1"
+	d=$(ls -d "$fr"/after-* 2>/dev/null)
+	read_trace "$d" "$top/fr.after.txt" || return 1
+	cpu1_seqs "$top/fr.after.txt" >"$top/fr.after.seqs"
+	# Four 4 KiB packets of messages of about 20 bytes: a few hundred.
+	run_check "$top/fr.after.seqs" $((a + b - 1)) 300 $((4 * 4096 / 16)) || ok=1
+	d=$(ls -d "$fr"/small-* 2>/dev/null)
+	read_trace "$d" "$top/fr.small.txt" || return 1
+	cpu1_seqs "$top/fr.small.txt" >"$top/fr.small.seqs"
+	run_check "$top/fr.small.seqs" $((a + b - 1)) 1 \
+		$(($(wc -l <"$top/fr.after.seqs") - 1)) || ok=1
+	return $ok
+}
+
 # The relay daemon's trace of session NAME.
 relayed() {
 	ls -d "$top"/relayd/*/"$1"-* 2>/dev/null | head -1
@@ -250,6 +383,39 @@ relay_snapshot_case() {
 	expect "$top/rn.txt" "$a" 110
 }
 
+# relay_netns: lttng-relayd in network namespace lttrelay, 10.77.0.2.
+relay_netns_case() {
+	local a i d ok=0
+	ip netns add lttrelay &&
+		ip link add lt0 type veth peer name lt1 netns lttrelay &&
+		ip addr add 10.77.0.1/24 dev lt0 && ip link set lt0 up &&
+		ip -n lttrelay addr add 10.77.0.2/24 dev lt1 &&
+		ip -n lttrelay link set lt1 up &&
+		ip -n lttrelay link set lo up ||
+		{ echo "# setting up namespace lttrelay and its veth pair failed"; ok=1; }
+	[ $ok = 0 ] && ip netns exec lttrelay lttng-relayd -d -o "$top/relayd-ns" \
+		>"$top/relayd-ns.log" 2>&1
+	for i in $(seq 50); do
+		(exec 3<>/dev/tcp/10.77.0.2/5342) 2>/dev/null && break
+		sleep 0.2
+	done
+	if [ $ok = 0 ]; then
+		session rns --set-url net://10.77.0.2 &&
+			lt lttng start || ok=1
+		getppid_work 160
+		a=$pid
+		lt lttng stop && lt lttng destroy rns || ok=1
+	fi
+	ip netns pids lttrelay 2>/dev/null | xargs -r kill
+	ip link del lt0 2>/dev/null
+	ip netns del lttrelay 2>/dev/null
+	[ $ok = 0 ] || return 1
+	d=$(ls -d "$top"/relayd-ns/*/rns-* 2>/dev/null | head -1)
+	[ -n "$d" ] || { echo "# no trace under $top/relayd-ns"; return 1; }
+	read_trace "$d" "$top/rns.txt" || return 1
+	expect "$top/rns.txt" "$a" 160
+}
+
 # live: a live reader sees a workload's events while the session runs.
 live_case() {
 	local a i reader got=0 t0 url
@@ -281,6 +447,8 @@ rotate_case
 ktap_status rotate $?
 rotate_timer_case
 ktap_status rotate_timer $?
+rotate_size_case
+ktap_status rotate_size $?
 clear_case 0
 ktap_status clear_running $?
 clear_case 1
@@ -289,6 +457,8 @@ snapshot_case
 ktap_status snapshot $?
 num_subbuf_1_case
 ktap_status num_subbuf_1 $?
+flight_recorder_case
+ktap_status flight_recorder $?
 
 lttng-relayd -d -o "$top/relayd" >"$top/relayd.log" 2>&1
 for i in $(seq 50); do
@@ -301,6 +471,8 @@ relay_clear_case
 ktap_status relay_clear $?
 relay_snapshot_case
 ktap_status relay_snapshot $?
+relay_netns_case
+ktap_status relay_netns $?
 live_case
 ktap_status live $?
 pkill lttng-relayd
