@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
@@ -314,6 +315,92 @@ TEST_F(abi, filter_is_refused_cleanly)
 	bc.reloc_offset = 0;
 	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &bc));
 	EXPECT_EQ(EOPNOTSUPP, errno);
+	close(event);
+}
+
+/*
+ * A uprobe EVENT takes an fd of a regular file (EBADF, EINVAL otherwise);
+ * ADD_CALLSITE wants a uprobe event (EINVAL on a tracepoint's), a
+ * readable offset (EFAULT), an offset uprobes can probe (an offset past
+ * the end of the file is refused), once (EEXIST).
+ */
+static __attribute__((noinline)) int uprobe_site(int x)
+{
+	asm volatile("" ::: "memory");
+	return x + 1;
+}
+
+/* The offset in this program's file of code at @fn, or 0. */
+static uint64_t file_offset(int (*fn)(int))
+{
+	unsigned long start, end, offset, addr = (unsigned long)fn;
+	char perms[8], line[512];
+	uint64_t ret = 0;
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	if (!maps)
+		return 0;
+	while (fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%lx-%lx %7s %lx", &start, &end, perms,
+			   &offset) == 4 && addr >= start && addr < end) {
+			ret = addr - start + offset;
+			break;
+		}
+	}
+	fclose(maps);
+	return ret;
+}
+
+TEST_F(abi, uprobe_bad_input_is_refused)
+{
+	struct event_conf ev;
+	uint64_t off;
+	int32_t fd;
+	int event, tp;
+
+	memset(&ev, 0, sizeof(ev));
+	strcpy(ev.name, "sched_switch");
+	tp = ioctl(self->chan, LTTNG_EVENT, &ev);
+	ASSERT_LE(0, tp) TH_LOG("EVENT: %s", strerror(errno));
+	off = 0;
+	EXPECT_EQ(-1, ioctl(tp, LTTNG_ADD_CALLSITE, &off));
+	EXPECT_EQ(EINVAL, errno);
+	close(tp);
+
+	strcpy(ev.name, "up_bad");
+	ev.instrumentation = 6;
+	fd = -1;
+	memcpy(ev.u, &fd, sizeof(fd));
+	EXPECT_EQ(-1, ioctl(self->chan, LTTNG_EVENT, &ev));
+	EXPECT_EQ(EBADF, errno);
+	fd = open("/", O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, fd);
+	memcpy(ev.u, &fd, sizeof(fd));
+	EXPECT_EQ(-1, ioctl(self->chan, LTTNG_EVENT, &ev));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+
+	fd = open("/proc/self/exe", O_RDONLY);
+	ASSERT_LE(0, fd);
+	memcpy(ev.u, &fd, sizeof(fd));
+	strcpy(ev.name, "up_good");
+	event = ioctl(self->chan, LTTNG_EVENT, &ev);
+	ASSERT_LE(0, event) TH_LOG("uprobe EVENT: %s", strerror(errno));
+	EXPECT_EQ(-1, ioctl(self->chan, LTTNG_EVENT, &ev));
+	EXPECT_EQ(EEXIST, errno);
+	close(fd);
+	EXPECT_EQ(-1, ioctl(event, LTTNG_ADD_CALLSITE, (void *)8));
+	EXPECT_EQ(EFAULT, errno);
+	off = 1ULL << 40;
+	EXPECT_EQ(-1, ioctl(event, LTTNG_ADD_CALLSITE, &off));
+	EXPECT_EQ(EINVAL, errno);
+	/* This function's first instruction: one uprobes can probe. */
+	off = file_offset(uprobe_site);
+	ASSERT_NE(0, off);
+	EXPECT_EQ(0, ioctl(event, LTTNG_ADD_CALLSITE, &off))
+		TH_LOG("ADD_CALLSITE: %s", strerror(errno));
+	EXPECT_EQ(-1, ioctl(event, LTTNG_ADD_CALLSITE, &off));
+	EXPECT_EQ(EEXIST, errno);
 	close(event);
 }
 

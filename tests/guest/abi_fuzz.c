@@ -109,6 +109,7 @@ static const char *const kind_link[NR_KINDS] = {
 #define NR_ENABLE		0x0000F682u
 #define NR_DISABLE		0x0000F683u
 #define NR_FILTER		0x0000F690u
+#define NR_ADD_CALLSITE		0x0000F691u
 #define NR_SNAPSHOT		0x0000F600u
 #define NR_GET_CONSUMED		0x8008F601u
 #define NR_GET_PRODUCED		0x8008F602u
@@ -205,6 +206,7 @@ static const struct cmd cmds[] = {
 	{ NR_ENABLE, "ENABLE", SE | CHN | EV, A_NONE, IN_NONE, 0, CH_NONE },
 	{ NR_DISABLE, "DISABLE", SE | CHN | EV, A_NONE, IN_NONE, 0, CH_NONE },
 	{ NR_FILTER, "FILTER", EV, A_IN, IN_FILTER, 16, CH_NONE },
+	{ NR_ADD_CALLSITE, "ADD_CALLSITE", EV, A_IN, IN_RAW, 8, CH_NONE },
 	{ NR_SNAPSHOT, "SNAPSHOT", S, A_NONE, IN_NONE, 0, CH_NONE },
 	{ NR_GET_CONSUMED, "SNAPSHOT_GET_CONSUMED", S, A_OUT, IN_NONE, 8, CH_NONE },
 	{ NR_GET_PRODUCED, "SNAPSHOT_GET_PRODUCED", S, A_OUT, IN_NONE, 8, CH_NONE },
@@ -243,7 +245,6 @@ static const struct cmd cmds[] = {
 	{ 0x4044F6C2u, "COUNTER_CLEAR", 0, A_IN, IN_RAW, 68, CH_NONE },
 	{ 0xC052F6C0u, "COUNTER_READ", 0, A_INOUT, IN_RAW, 82, CH_NONE },
 	{ 0x0000F6B8u, "CAPTURE", 0, A_IN, IN_FILTER, 16, CH_NONE },
-	{ 0x0000F691u, "ADD_CALLSITE", 0, A_IN, IN_RAW, 8, CH_NONE },
 	{ 0xC004F664u, "SYSCALL_MASK", 0, A_INOUT, IN_RAW, 4, CH_NONE },
 	{ 0x0000F658u, "LIST_TRACKER_PIDS", 0, A_NONE, IN_NONE, 0, CH_MAYFD },
 	{ 0x4008F6A0u, "LIST_TRACKER_IDS", 0, A_IN, IN_TRACKER, 8, CH_MAYFD },
@@ -327,6 +328,7 @@ struct slot {
 	unsigned int uid;
 	unsigned int sess;	/* the session it belongs to */
 	bool mmap;		/* channels and streams: mmap output */
+	bool overwrite;		/* data channels and streams: overwrite mode */
 	unsigned long subbuf, nsub;
 	unsigned long consumed;	/* streams: the last consumed position seen */
 };
@@ -580,9 +582,13 @@ static bool is_pow2(uint64_t v)
  *               a metadata push into a finalized buffer
  *   ENODATA     the channel is finalized and drained
  *   ENOBUFS     a metadata push (GET_NEXT_SUBBUF) with no free sub-buffer
+ *   EBADF       a uprobe EVENT whose fd (random bytes) is not open
+ *   EIO         ADD_CALLSITE of a uprobe on a file uprobes cannot read
+ *               (/proc/lttng: its fd is the pool's; uprobe_register())
+ *   E2BIG       ADD_CALLSITE past the call sites a uprobe event may have
  * Not allowed: ENOSYS above all (lttng-tools then retries legacy command
- * numbers), EINTR (nothing here waits interruptibly), EBADF (the pool never
- * uses a closed fd), EMFILE/ENFILE (the pool is bounded).
+ * numbers), EINTR (nothing here waits interruptibly), EMFILE/ENFILE (the
+ * pool is bounded).
  *
  * read: EINVAL (files without .read), EIO (/proc/lttng has no proc_read),
  *   EFAULT (a hostile buffer on a list file).
@@ -609,7 +615,8 @@ static bool errno_allowed(int sc, int e)
 	case SC_IOCTL:
 		return e == ENOTTY || e == EINVAL || e == EFAULT || e == EOPNOTSUPP ||
 		       e == EPERM || e == EEXIST || e == EBUSY || e == ENOENT || e == ENOMEM ||
-		       e == EAGAIN || e == ENODATA || e == ENOBUFS;
+		       e == EAGAIN || e == ENODATA || e == ENOBUFS || e == EBADF ||
+		       e == EIO || e == E2BIG;
 	case SC_READ:
 		return e == EINVAL || e == EIO || e == EFAULT;
 	case SC_WRITE:
@@ -1233,7 +1240,8 @@ static void pool_add(struct thr *t, const struct slot *ns)
 static void check_out_value(struct thr *t, int i, const struct slot *s, uint32_t nr,
 			    const unsigned char *p)
 {
-	unsigned long v, buf = s->subbuf * s->nsub;
+	/* An overwrite buffer maps the reader's spare sub-buffer too. */
+	unsigned long v, buf = s->subbuf * (s->nsub + s->overwrite);
 	uint32_t w[2];
 
 	memcpy(&v, p, sizeof(v));
@@ -1369,10 +1377,12 @@ static long call_ioctl(struct thr *t, int i, const struct slot *s, const struct 
 		ns.subbuf = cc.subbuf_size;
 		ns.nsub = cc.num_subbuf;
 		ns.mmap = cc.output == 1;
+		ns.overwrite = k == K_CHANNEL && cc.overwrite == 1;
 	} else if (k == K_STREAM || k == K_MSTREAM) {
 		ns.subbuf = s->subbuf;
 		ns.nsub = s->nsub;
 		ns.mmap = s->mmap;
+		ns.overwrite = s->overwrite;
 	} else if (k == K_TPLIST || k == K_SCLIST) {
 		ns.sess = 0;
 	}

@@ -28,6 +28,7 @@
 #define LTTNG_ENABLE		0x0000F682u
 #define LTTNG_DISABLE		0x0000F683u
 #define LTTNG_FILTER		0x0000F690u
+#define LTTNG_ADD_CALLSITE	0x0000F691u
 /* streams */
 #define RB_SNAPSHOT		0x0000F600u
 #define RB_SNAPSHOT_GET_CONSUMED 0x8008F601u
@@ -62,7 +63,7 @@ struct channel_conf {
 /* EVENT */
 struct event_conf {
 	char name[256];
-	uint32_t instrumentation;	/* 0: tracepoint, 5: system call */
+	uint32_t instrumentation;	/* 0: tracepoint, 5: system call, 6: uprobe */
 	uint64_t token;
 	char padding[8];
 	unsigned char u[288];

@@ -9,6 +9,7 @@ lttng_setup() {
 	log=$top/log
 	rm -rf "$top"
 	mkdir -p "$top"
+	: >"$log"
 	pgrep lttng-sessiond >/dev/null || lttng-sessiond -d >"$top/sessiond.log" 2>&1
 	for i in $(seq 100); do
 		lttng list >/dev/null 2>&1 && break
