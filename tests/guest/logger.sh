@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# description: /proc/lttng-logger: what a process writes there is an
-#   lttng_logger event of the sessions that enable it.
+# description: /proc/lttng-logger and /dev/lttng-logger: what a process
+#   writes there is an lttng_logger event of the sessions that enable it.
 #   listed: "lttng list -k" offers lttng_logger.
 #   messages: three lines written by one process are three events with
 #     those texts, in order, with its pid; a 3000-byte write is three
@@ -9,13 +9,15 @@
 #   unprivileged: user nobody may not write (EACCES: the file is root's,
 #     0200, where lttng-modules makes it 0666); once an administrator
 #     made it 0666, a write by user nobody is recorded.
+#   device: /dev/lttng-logger is a character device of mode 0200, and a
+#     line written there by a process is an event with its text and pid.
 #   stopped: what is written while the session is stopped is not recorded.
 #   ftrace: the event is an ordinary trace event: ftrace records a line
 #     written while it is enabled there.
 # requires: lttng-tools 2.13, babeltrace2, setpriv (util-linux), root
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/lttng_env.sh"
-cases="listed messages unprivileged stopped ftrace"
+cases="listed messages unprivileged device stopped ftrace"
 ktap_plan "$(wc -w <<<"$cases")"
 
 skip_all() {
@@ -69,6 +71,10 @@ setpriv --reuid=65534 --regid=65534 --clear-groups \
 n=$!
 wait $n || echo "# the write of user nobody failed"
 chmod "$mode" /proc/lttng-logger
+devmode=$(stat -c %F:%a /dev/lttng-logger 2>&1)
+sh -c 'printf "%s" "via-dev" >/dev/lttng-logger' &
+d=$!
+wait $d || echo "# the write to /dev/lttng-logger failed"
 run lttng stop
 say "while-stopped"
 s=$pid
@@ -92,6 +98,11 @@ echo "# mode 666: user nobody (pid $n): '$got'"
 [ "$mode" = 200 ] && [ "$refused" != 0 ] && grep -q "Permission denied" "$top/nobody.err" &&
 	[ "$got" = from-nobody ] && ! grep -q '"refused"' "$top/trace.txt"
 ktap_status unprivileged $?
+
+got=$(msgs "$top/trace.txt" "$d")
+echo "# /dev/lttng-logger: $devmode; pid $d: '$got', want 'via-dev'"
+[ "$devmode" = "character special file:200" ] && [ "$got" = via-dev ]
+ktap_status device $?
 
 got=$(msgs "$top/trace.txt" "$s" | wc -l)
 echo "# written while stopped: $got events"
