@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# description: a CPU whose buffer does not fit in memory still comes
+#   online, and what it would have recorded is counted.  With CPU 1
+#   offline, a session gets a discard channel whose per-CPU buffer is
+#   about two thirds of the memory available (a tmpfs file takes the rest
+#   so that it is), and CPU 1 is brought online: CPU 0's buffer took the
+#   memory CPU 1's would need.
+#   online: CPU 1 comes up (the tracer neither refuses it nor allocates
+#     its buffer into the OOM killer), and the kernel log says it has no
+#     buffer.
+#   counted: of N lttng_logger messages written on CPU 1 and M on CPU 0,
+#     the trace holds the M, and babeltrace2 reports exactly N discarded
+#     events, in CPU 0's stream.
+# requires: lttng-tools 2.13, babeltrace2, taskset, CONFIG_HOTPLUG_CPU,
+#   2 CPUs, root
+. "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/lttng_env.sh"
+cases="online counted"
+ktap_plan "$(wc -w <<<"$cases")"
+
+skip_all() {
+	local c
+	for c in $cases; do ktap_skip "$c" "$1"; done
+	ktap_exit
+}
+[ "$(id -u)" = 0 ] || skip_all "not root"
+command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
+	skip_all "lttng-tools or babeltrace2 not installed"
+online=/sys/devices/system/cpu/cpu1/online
+[ -w $online ] || skip_all "CPU 1 cannot be taken offline"
+lttng_setup /tmp/hotplug_nobuf
+
+# log_on CPU FROM COUNT: COUNT messages "nb NNNN" written from CPU.
+log_on() {
+	taskset -c "$1" bash -c 'exec 3>/proc/lttng-logger || exit 1
+		for ((i = $1; i < $1 + $2; i++)); do printf "nb %04d" $i >&3; done' \
+		_ "$2" "$3" || echo "# writing on CPU $1 failed"
+}
+
+n=37 m=23
+echo 0 >$online || echo "# taking CPU 1 offline failed"
+# The buffer: the power of two in (avail/4, avail/2], then a tmpfs file
+# leaves 3/2 of it available: enough for CPU 0's, not for two.
+avail=$(($(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo) * 1024))
+buf=1
+while [ $((buf * 2)) -le $((avail / 2)) ]; do buf=$((buf * 2)); done
+fill=$(((avail - buf * 3 / 2) / 1048576))
+mkdir -p "$top/fill"
+mount -t tmpfs -o size=$((fill + 16))m tmpfs "$top/fill"
+[ $fill -gt 0 ] && dd if=/dev/zero of="$top/fill/f" bs=1M count=$fill status=none
+echo "# MemAvailable $((avail >> 20)) MiB; a tmpfs file of $fill MiB; buffers of $((buf >> 20)) MiB per CPU; now $(($(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo) >> 10)) MiB available"
+ok=0
+lt lttng create nb -o "$top/nb" &&
+	lt lttng enable-channel -k c --discard --subbuf-size $((buf / 4)) \
+		--num-subbuf 4 --switch-timer 200000 &&
+	lt lttng enable-event -k -c c lttng_logger &&
+	lt lttng start || ok=1
+klog=$(dmesg | wc -l)
+# A first packet of CPU 0, closed by the switch timer.
+log_on 0 0 5
+sleep 1
+echo 1 >$online
+st=$?
+echo "# bringing CPU 1 online: status $st, online=$(cat $online)"
+dmesg | tail -n +$((klog + 1)) | grep "came online without a buffer" >"$top/klog"
+sed 's/^/# /' "$top/klog"
+[ $ok = 0 ] && [ $st = 0 ] && [ "$(cat $online)" = 1 ] &&
+	grep -q "lttng: CPU 1 came online without a buffer" "$top/klog"
+ktap_status online $?
+
+log_on 1 100 $n
+log_on 0 200 $m
+sleep 1
+lt lttng stop && lt lttng destroy nb || ok=1
+rm -f "$top/fill/f"
+umount "$top/fill"
+babeltrace2 "$top/nb" >"$top/nb.txt" 2>"$top/nb.err" || ok=1
+sed 's/^/# babeltrace2: /' "$top/nb.err" | head -3
+got_m=$(grep -c 'msg = "nb 02[0-9][0-9]"' "$top/nb.txt")
+got_n=$(grep -c 'msg = "nb 01[0-9][0-9]"' "$top/nb.txt")
+disc=$(grep -o "discarded [0-9]* events" "$top/nb.err" | awk '{ s += $2 } END { print s + 0 }')
+echo "# CPU 0: $got_m messages (want $m); CPU 1: $got_n (want 0); discarded: $disc (want $n), $(grep -c 'stream "[^"]*/c_0"' "$top/nb.err") report(s) in c_0"
+[ $ok = 0 ] && [ "$got_m" = $m ] && [ "$got_n" = 0 ] && [ "$disc" = $n ] &&
+	grep -q 'stream "[^"]*/c_0"' "$top/nb.err"
+ktap_status counted $?
+
+grep -i "error" "$log" | head -5 | sed 's/^/# /'
+lttng_teardown
+ktap_exit
