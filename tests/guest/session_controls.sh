@@ -41,7 +41,7 @@
 #     a veth pair: a session streamed to it holds its workload exactly.
 #   live: a live session (live timer 1 s) read by "babeltrace2
 #     --input-format=lttng-live" while it runs: the reader shows every
-#     event of a workload before the session stops.
+#     event of a workload within 4 s of its end, before the session stops.
 # requires: lttng-tools 2.13 (lttng-relayd too), babeltrace2, strace,
 #   taskset, 2 CPUs, tracer_bench next to this script, root
 . "$(dirname "$0")/ktap.sh"
@@ -434,13 +434,16 @@ live_case() {
 		[ "$got" = "150 150" ] && break
 		sleep 0.1
 	done
-	echo "# live: $got entries/exits of pid $a after $(($(date +%s) - t0)) s, session running"
+	t0=$(($(date +%s) - t0))
+	echo "# live: $got entries/exits of pid $a after $t0 s, session running (live timer 1 s)"
 	lt lttng stop && lt lttng destroy || return 1
 	timeout 60 tail --pid=$reader -f /dev/null || kill $reader
 	wait $reader
 	echo "# live reader exit status $?"
 	[ -s "$top/live.err" ] && head -3 "$top/live.err" | sed 's/^/#   /'
-	[ "$got" = "150 150" ] && expect "$top/live.txt" "$a" 150
+	# Within a few live timer periods (whole seconds here, TCG's pace):
+	# a reader that sees events only at stop waits 30 s and fails.
+	[ "$got" = "150 150" ] && [ "$t0" -le 4 ] && expect "$top/live.txt" "$a" 150
 }
 
 rotate_case
