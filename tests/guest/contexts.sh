@@ -38,8 +38,10 @@
 #   second one)
 # shellcheck disable=SC2317 # the case_* functions run through ktap_check
 . "$(dirname "$0")/ktap.sh"
-. "$(dirname "$0")/trace_text.sh"
 . "$(dirname "$0")/lttng_env.sh"
+# After lttng_env.sh: its lt() takes a whole command, trace_text.sh's
+# (the one used here) an lttng subcommand.
+. "$(dirname "$0")/trace_text.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 wl=$here/trace_workload
 n=20
