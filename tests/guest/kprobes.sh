@@ -41,25 +41,6 @@ addr=$(awk -v s=$sym '$3 == s { print $1; exit }' /proc/kallsyms)
 addr=$(printf '0x%x' "0x$addr")
 lttng_setup /tmp/kprobes
 
-# session NAME ENABLE-ARGS...: a session recording one probe, pid context.
-session() {
-	local name=$1
-	shift
-	lt lttng create "$name" -o "$top/$name" &&
-		lt lttng enable-channel -k c &&
-		lt lttng enable-event -k -c c "$@" &&
-		lt lttng add-context -k -c c -t pid &&
-		lt lttng start
-}
-
-# finish NAME: stop, destroy, the trace's text in $top/NAME.txt.
-finish() {
-	lt lttng stop
-	lt lttng destroy "$1"
-	babeltrace2 "$top/$1" >"$top/$1.txt" 2>"$top/$1.err" || : >"$top/$1.txt"
-	[ -s "$top/$1.err" ] && head -3 "$top/$1.err" | sed 's/^/# babeltrace2: /'
-}
-
 # events FILE EVENT PID: the lines of EVENT by PID.
 events() {
 	grep " $2: { cpu_id = [0-9]* }, { pid = $3 }" "$1"
@@ -74,24 +55,24 @@ expect_ips() {
 	[ "$got" = "$6" ] && [ "$same" = "$6" ]
 }
 
-session ks --probe $sym kp_sym || echo "# session ks failed"
+probe_session ks --probe $sym kp_sym || echo "# session ks failed"
 getppid_work 120
-finish ks
+probe_finish ks
 expect_ips "$top/ks.txt" kp_sym "$pid" ip "$addr" 120
 ktap_status symbol $?
 
-session ka --probe "$addr" kp_addr || echo "# session ka failed"
+probe_session ka --probe "$addr" kp_addr || echo "# session ka failed"
 getppid_work 130
-finish ka
+probe_finish ka
 expect_ips "$top/ka.txt" kp_addr "$pid" ip "$addr" 130
 ktap_status address $?
 
 # function: entry and exit, parent_ip in do_syscall_64.
 function_case() {
 	local ok=0 parents p start next
-	session kf --function $sym kr || return 1
+	probe_session kf --function $sym kr || return 1
 	getppid_work 140
-	finish kf
+	probe_finish kf
 	expect_ips "$top/kf.txt" kr_entry "$pid" ip "$addr" 140 || ok=1
 	expect_ips "$top/kf.txt" kr_exit "$pid" ip "$addr" 140 || ok=1
 	parents=$(events "$top/kf.txt" 'kr_e[a-z]*' "$pid" |
@@ -112,12 +93,12 @@ ktap_status function $?
 # disable: what runs after disable-event is not recorded.
 disable_case() {
 	local a
-	session kd --probe $sym kp_dis || return 1
+	probe_session kd --probe $sym kp_dis || return 1
 	getppid_work 110
 	a=$pid
 	lt lttng disable-event -k -c c kp_dis || return 1
 	getppid_work 90
-	finish kd
+	probe_finish kd
 	expect_ips "$top/kd.txt" kp_dis "$a" ip "$addr" 110 &&
 		expect_ips "$top/kd.txt" kp_dis "$pid" ip "$addr" 0
 }
@@ -137,7 +118,7 @@ bad_case() {
 		{ echo "# a second kb_good accepted"; ok=1; }
 	lt lttng add-context -k -c c -t pid && lt lttng start || return 1
 	getppid_work 70
-	finish kb
+	probe_finish kb
 	grep -q "kb_bad" "$top/kb.txt" && { echo "# a refused probe recorded"; ok=1; }
 	expect_ips "$top/kb.txt" kb_good "$pid" ip "$addr" 70 || ok=1
 	return $ok
@@ -151,9 +132,9 @@ ktap_status bad_input $?
 # oops the run's kernel log check reports).
 unregistered_case() {
 	local c
-	session ku --function $sym ku || return 1
+	probe_session ku --function $sym ku || return 1
 	getppid_work 10
-	finish ku
+	probe_finish ku
 	# lttng-sessiond unloads the modules it loaded when it exits.
 	lttng_teardown
 	for c in $(awk '/^lttng_/ && $1 != "lttng_tracer" { print $1 }' /proc/modules) lttng_tracer; do

@@ -49,3 +49,25 @@ lttng_teardown() {
 		sleep 0.2
 	done
 }
+
+# probe_session NAME ENABLE-ARGS...: a started session NAME, under $top,
+# recording in channel c the events "lttng enable-event -k -c c
+# ENABLE-ARGS" makes, with the pid context (kprobes.sh, uprobes.sh).
+probe_session() {
+	local name=$1
+	shift
+	lt lttng create "$name" -o "$top/$name" &&
+		lt lttng enable-channel -k c &&
+		lt lttng enable-event -k -c c "$@" &&
+		lt lttng add-context -k -c c -t pid &&
+		lt lttng start
+}
+
+# probe_finish NAME: stop and destroy it; babeltrace2's text of its trace
+# in $top/NAME.txt (empty when babeltrace2 fails, which is shown).
+probe_finish() {
+	lt lttng stop
+	lt lttng destroy "$1"
+	babeltrace2 "$top/$1" >"$top/$1.txt" 2>"$top/$1.err" || : >"$top/$1.txt"
+	[ -s "$top/$1.err" ] && head -3 "$top/$1.err" | sed 's/^/# babeltrace2: /'
+}

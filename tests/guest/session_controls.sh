@@ -131,62 +131,51 @@ rotate_case() {
 	return $ok
 }
 
-# rotate_timer: chunks cut by the timer; each workload once, in all.
-rotate_timer_case() {
-	local n pids=() d c all=$top/rtimer.all ok=0
-	session rt -o "$top/rt" || return 1
-	lt lttng enable-rotation -s rt --timer 1s || return 1
+# rotated SESSION ROTATION-ARGS -- CALLS...: SESSION rotates as
+# "lttng enable-rotation ROTATION-ARGS" says while workloads of CALLS
+# getppid() each run, 3 s apart (the consumer's monitor samples sizes
+# every second); then each workload is in the chunks exactly once, and
+# at least two chunks were archived before the destruction.
+rotated() {
+	local name=$1 args=() calls=() pids=() d c n i all=$top/$1.all ok=0
+	shift
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	shift
+	calls=("$@")
+	session "$name" -o "$top/$name" || return 1
+	lt lttng enable-rotation -s "$name" "${args[@]}" || return 1
 	lt lttng start || return 1
-	for n in 100 200 300; do
-		getppid_work $n
+	for n in "${calls[@]}"; do
+		getppid_work "$n"
 		pids+=("$pid")
-		sleep 2
+		sleep 3
 	done
-	lt lttng stop && lt lttng destroy rt || return 1
+	lt lttng stop && lt lttng destroy "$name" || return 1
 	: >"$all"
-	for d in "$top"/rt/archives/*/ "$top"/rt/*/; do
+	for d in "$top/$name"/archives/*/ "$top/$name"/*/; do
 		[ -d "$d/kernel" ] || continue
-		c=$top/rtimer.$(basename "$d").txt
+		c=$top/$name.$(basename "$d").txt
 		read_trace "$d" "$c" || return 1
 		cat "$c" >>"$all"
 	done
-	n=$(ls -d "$top"/rt/archives/*/ 2>/dev/null | wc -l)
+	n=$(ls -d "$top/$name"/archives/*/ 2>/dev/null | wc -l)
 	echo "# $n archived chunks"
 	[ "$n" -ge 2 ] || { echo "# want at least 2"; ok=1; }
-	for n in 0 1 2; do
-		expect "$all" "${pids[$n]}" $(((n + 1) * 100)) || ok=1
+	for i in "${!calls[@]}"; do
+		expect "$all" "${pids[$i]}" "${calls[$i]}" || ok=1
 	done
 	return $ok
 }
 
+# rotate_timer: chunks cut by the timer.
+rotate_timer_case() {
+	rotated rt --timer 1s -- 100 200 300
+}
+
 # rotate_size: chunks cut when the session has written 256 KiB.
 rotate_size_case() {
-	local n pids=() d c all=$top/rsize.all ok=0
 	CHANNEL_OPTS="--subbuf-size 64k --num-subbuf 4" \
-		session rz -o "$top/rz" || return 1
-	lt lttng enable-rotation -s rz --size 256K || return 1
-	lt lttng start || return 1
-	for n in 4000 4001 4002; do
-		getppid_work $n
-		pids+=("$pid")
-		# The consumer's monitor samples the size every second.
-		sleep 3
-	done
-	lt lttng stop && lt lttng destroy rz || return 1
-	: >"$all"
-	for d in "$top"/rz/archives/*/ "$top"/rz/*/; do
-		[ -d "$d/kernel" ] || continue
-		c=$top/rsize.$(basename "$d").txt
-		read_trace "$d" "$c" || return 1
-		cat "$c" >>"$all"
-	done
-	n=$(ls -d "$top"/rz/archives/*/ 2>/dev/null | wc -l)
-	echo "# $n archived chunks"
-	[ "$n" -ge 2 ] || { echo "# want at least 2"; ok=1; }
-	expect "$all" "${pids[0]}" 4000 || ok=1
-	expect "$all" "${pids[1]}" 4001 || ok=1
-	expect "$all" "${pids[2]}" 4002 || ok=1
-	return $ok
+		rotated rz --size 256K -- 4000 4001 4002
 }
 
 # clear_running, clear_stopped: what follows the clear, only.

@@ -36,29 +36,9 @@ command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 lttng_setup /tmp/uprobes
 bin=$here/uprobe_workload
 
-# session NAME ENABLE-ARGS...: a session recording one probe, pid context.
-session() {
-	local name=$1
-	shift
-	lt lttng create "$name" -o "$top/$name" &&
-		lt lttng enable-channel -k c &&
-		lt lttng enable-event -k -c c "$@" &&
-		lt lttng add-context -k -c c -t pid &&
-		lt lttng start
-}
-
-# finish NAME: stop, destroy, the trace's text in $top/NAME.txt.
-finish() {
-	lt lttng stop
-	lt lttng destroy "$1"
-	babeltrace2 "$top/$1" >"$top/$1.txt" 2>"$top/$1.err" || : >"$top/$1.txt"
-	[ -s "$top/$1.err" ] && head -3 "$top/$1.err" | sed 's/^/# babeltrace2: /'
-}
-
 # work N: run the workload, N calls; its pid in $pid, the function's
 # address in $fn and its first byte as the run saw it in $byte.
 work() {
-	local out
 	"$bin" "$1" >"$top/work.out" &
 	pid=$!
 	wait $pid || echo "# uprobe_workload $1 failed"
@@ -74,9 +54,9 @@ ips() {
 # elf: the function, N times, at its address.
 elf_case() {
 	local n got same
-	session ue --userspace-probe "elf:$bin:uprobe_target" up_fn || return 1
+	probe_session ue --userspace-probe "elf:$bin:uprobe_target" up_fn || return 1
 	work 137
-	finish ue
+	probe_finish ue
 	got=$(ips "$top/ue.txt" up_fn "$pid" | wc -l)
 	same=$(ips "$top/ue.txt" up_fn "$pid" | grep -cix "$fn")
 	echo "# up_fn of pid $pid: $got events, $same with ip = $fn; first byte seen $byte"
@@ -88,9 +68,9 @@ ktap_status elf $?
 # sdt: one probe, two sites, alternately.
 sdt_case() {
 	local sites
-	session us --userspace-probe "sdt:$bin:lttng_test:tock" up_sdt || return 1
+	probe_session us --userspace-probe "sdt:$bin:lttng_test:tock" up_sdt || return 1
 	work 90
-	finish us
+	probe_finish us
 	sites=$(ips "$top/us.txt" up_sdt "$pid" | sort | uniq -c | awk '{ print $1 }' | tr '\n' ' ')
 	echo "# up_sdt of pid $pid: events per site: $sites"
 	[ "$sites" = "45 45 " ]
@@ -101,12 +81,12 @@ ktap_status sdt $?
 # disable: what runs after disable-event is not recorded.
 disable_case() {
 	local a
-	session ud --userspace-probe "elf:$bin:uprobe_target" up_dis || return 1
+	probe_session ud --userspace-probe "elf:$bin:uprobe_target" up_dis || return 1
 	work 40
 	a=$pid
 	lt lttng disable-event -k -c c up_dis || return 1
 	work 60
-	finish ud
+	probe_finish ud
 	echo "# up_dis: $(ips "$top/ud.txt" up_dis "$a" | wc -l) events of the first run (want 40), $(ips "$top/ud.txt" up_dis "$pid" | wc -l) of the second (want 0)"
 	[ "$(ips "$top/ud.txt" up_dis "$a" | wc -l)" = 40 ] &&
 		[ "$(ips "$top/ud.txt" up_dis "$pid" | wc -l)" = 0 ]
@@ -127,7 +107,7 @@ bad_case() {
 		{ echo "# a second ub_good accepted"; ok=1; }
 	lt lttng add-context -k -c c -t pid && lt lttng start || return 1
 	work 70
-	finish ub
+	probe_finish ub
 	grep -q "ub_bad" "$top/ub.txt" && { echo "# a refused probe recorded"; ok=1; }
 	echo "# ub_good: $(ips "$top/ub.txt" ub_good "$pid" | grep -cix "$fn") events at $fn, want 70"
 	[ "$(ips "$top/ub.txt" ub_good "$pid" | grep -cix "$fn")" = 70 ] || ok=1
