@@ -609,14 +609,18 @@ static const char *const sc_name[] = {
 	"ioctl", "read", "write", "lseek", "pread", "mmap", "mprotect", "splice", "call",
 };
 
-static bool errno_allowed(int sc, int e)
+static bool errno_allowed(int sc, uint32_t nr, int e)
 {
 	switch (sc) {
 	case SC_IOCTL:
+		/* The uprobe commands' own: EVENT's fd, ADD_CALLSITE's file. */
+		if (nr == NR_EVENT && e == EBADF)
+			return true;
+		if (nr == NR_ADD_CALLSITE && (e == EIO || e == E2BIG))
+			return true;
 		return e == ENOTTY || e == EINVAL || e == EFAULT || e == EOPNOTSUPP ||
 		       e == EPERM || e == EEXIST || e == EBUSY || e == ENOENT || e == ENOMEM ||
-		       e == EAGAIN || e == ENODATA || e == ENOBUFS || e == EBADF ||
-		       e == EIO || e == E2BIG;
+		       e == EAGAIN || e == ENODATA || e == ENOBUFS;
 	case SC_READ:
 		return e == EINVAL || e == EIO || e == EFAULT;
 	case SC_WRITE:
@@ -646,7 +650,7 @@ static void check_errno(struct thr *t, int sc, int kind, uint32_t nr, int av, in
 	long n;
 
 	count_errno(e);
-	if (errno_allowed(sc, e))
+	if (errno_allowed(sc, nr, e))
 		return;
 	n = atomic_fetch_add(&bad_errno, 1);
 	if (n < 30)

@@ -37,6 +37,7 @@ log_on() {
 }
 
 n=37 m=23
+trap 'echo 1 >$online' EXIT
 echo 0 >$online || echo "# taking CPU 1 offline failed"
 ok=0
 lt lttng create nb -o "$top/nb" &&
