@@ -26,11 +26,7 @@ min_events=${ALL_EVENTS_MIN:-150}
 min_syscalls=${ALL_EVENTS_MIN_SYSCALLS:-35}
 busy_s=${ALL_EVENTS_BUSY_S:-2}
 
-skip_all() {
-	local c
-	for c in $cases; do ktap_skip "$c" "$1"; done
-	ktap_exit
-}
+skip_all() { ktap_skip_all "$1" $cases; }
 [ "$(id -u)" = 0 ] || skip_all "not root"
 command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 	skip_all "lttng-tools or babeltrace2 not installed"

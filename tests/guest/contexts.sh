@@ -52,11 +52,7 @@ types="pid procname prio nice vpid tid vtid ppid vppid hostname
 cases="add_every_type creds userns namespaces state callstacks perf_counters perf_hotplug"
 ktap_plan 8
 
-skip_all() {
-	local c
-	for c in $cases; do ktap_skip "$c" "$1"; done
-	ktap_exit
-}
+skip_all() { ktap_skip_all "$1" $cases; }
 [ "$(id -u)" = 0 ] || skip_all "not root"
 command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 	skip_all "lttng-tools or babeltrace2 not installed"

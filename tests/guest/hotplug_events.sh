@@ -13,10 +13,7 @@ ktap_plan 5
 here=$(dirname "$0")
 names="commands_ok cpu_back_online events_after_online sched_events_at_once task_events_at_once"
 
-skip_all() {
-	for n in $names; do ktap_skip "$n" "$1"; done
-	ktap_exit
-}
+skip_all() { ktap_skip_all "$1" $names; }
 command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 	skip_all "lttng-tools or babeltrace2 not installed"
 online=/sys/devices/system/cpu/cpu1/online

@@ -17,10 +17,7 @@ ktap_plan 7
 here=$(dirname "$0")
 names="commands_ok cycles_done entries_exact exits_exact recorded_on_cpu1 perf_event_recorded nothing_discarded"
 
-skip_all() {
-	for n in $names; do ktap_skip "$n" "$1"; done
-	ktap_exit
-}
+skip_all() { ktap_skip_all "$1" $names; }
 command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 	skip_all "lttng-tools or babeltrace2 not installed"
 online=/sys/devices/system/cpu/cpu1/online

@@ -13,3 +13,10 @@ ktap_check() { local name=$1; shift; if "$@"; then ktap_ok "$name"; else ktap_fa
 # conditions joined with && or ||, which ktap_check would split.
 ktap_status() { if [ "$2" = 0 ]; then ktap_ok "$1"; else ktap_fail "$1"; fi; }
 ktap_exit() { exit $ktap_failed; }
+# ktap_skip_all REASON CASE...: every case skipped for REASON, then exit.
+ktap_skip_all() {
+	local reason=$1 c
+	shift
+	for c in "$@"; do ktap_skip "$c" "$reason"; done
+	ktap_exit
+}

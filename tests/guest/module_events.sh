@@ -14,10 +14,7 @@
 ktap_plan 7
 names="commands_ok rmmod_while_traced rmmod_after_destroy foo_bar_recorded_in_both_loads foo_bar_fields foo_rel_loc_fields babeltrace2_clean"
 
-skip_all() {
-	for n in $names; do ktap_skip "$n" "$1"; done
-	ktap_exit
-}
+skip_all() { ktap_skip_all "$1" $names; }
 command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null &&
 	command -v babeltrace >/dev/null ||
 	skip_all "lttng-tools, babeltrace2 or babeltrace not installed"

@@ -12,10 +12,7 @@ ktap_plan 7
 here=$(dirname "$0")
 names="syscall_list sequence_commands_ok sequence_matches babeltrace2_clean compat_entry load_commands_ok exact_accounting"
 
-skip_all() {
-	for n in $names; do ktap_skip "$n" "$1"; done
-	ktap_exit
-}
+skip_all() { ktap_skip_all "$1" $names; }
 command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 	skip_all "lttng-tools or babeltrace2 not installed"
 mount -t tracefs none /sys/kernel/tracing 2>/dev/null

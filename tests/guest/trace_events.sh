@@ -21,11 +21,7 @@ cases="list_kernel_events wildcard_sched_process fork_exec_exit
 	output_snapshot discard_accounting"
 ktap_plan 12
 
-skip_all() {
-	local c
-	for c in $cases; do ktap_skip "$c" "$1"; done
-	ktap_exit
-}
+skip_all() { ktap_skip_all "$1" $cases; }
 command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 	skip_all "lttng-tools or babeltrace2 not installed"
 [ -x "$wl" ] || skip_all "$wl not installed"

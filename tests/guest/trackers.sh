@@ -19,11 +19,7 @@ n=200
 cases="pid vpid uid vuid gid vgid untrack_all track_all while_running"
 ktap_plan "$(wc -w <<<"$cases")"
 
-skip_all() {
-	local c
-	for c in $cases; do ktap_skip "$c" "$1"; done
-	ktap_exit
-}
+skip_all() { ktap_skip_all "$1" $cases; }
 [ "$(id -u)" = 0 ] || skip_all "not root"
 command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 	skip_all "lttng-tools or babeltrace2 not installed"

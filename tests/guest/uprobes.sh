@@ -24,11 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cases="elf sdt disable bad_input unregistered"
 ktap_plan "$(wc -w <<<"$cases")"
 
-skip_all() {
-	local c
-	for c in $cases; do ktap_skip "$c" "$1"; done
-	ktap_exit
-}
+skip_all() { ktap_skip_all "$1" $cases; }
 [ "$(id -u)" = 0 ] || skip_all "not root"
 command -v lttng-sessiond >/dev/null && command -v babeltrace2 >/dev/null ||
 	skip_all "lttng-tools or babeltrace2 not installed"
