@@ -1812,7 +1812,7 @@ static void op_map(struct thr *t)
 			return;
 		s = slot_copy(i);
 		if (s.kind == K_STREAM || s.kind == K_MSTREAM) {
-			len = s.subbuf * s.nsub;
+			len = s.subbuf * (s.nsub + s.overwrite);
 			if (!len)
 				len = page;
 		} else {
@@ -1840,7 +1840,8 @@ static void op_map(struct thr *t)
 		act_end(t->act);
 		if (addr == MAP_FAILED) {
 			check_errno(t, SC_MMAP, s.kind, 0, -1, e);
-		} else if (prot & PROT_WRITE || off || !s.mmap || len != s.subbuf * s.nsub ||
+		} else if (prot & PROT_WRITE || off || !s.mmap ||
+			   len != s.subbuf * (s.nsub + s.overwrite) ||
 			   (s.kind != K_STREAM && s.kind != K_MSTREAM)) {
 			anomaly(t, "mmap of %lu bytes at offset %ld, prot %d, of a %s %s fd "
 				"succeeded", len, (long)off, prot, s.mmap ? "mmap" : "splice",
