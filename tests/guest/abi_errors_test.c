@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,20 +283,110 @@ TEST_F(abi, metadata_check_marks_the_last_packet)
 	close(event);
 }
 
-/*
- * FILTER: a bad address is EFAULT, a length over the 65536-byte limit or
- * a relocation offset past the end EINVAL, and a well-formed bytecode
- * EOPNOTSUPP (no interpreter: the event must not record unfiltered).
- */
-TEST_F(abi, filter_is_refused_cleanly)
+/* A FILTER argument: the header, then code and relocation table. */
+struct filter_arg {
+	uint32_t len;
+	uint32_t reloc_offset;
+	uint64_t seqnum;
+	unsigned char data[96];
+} __attribute__((packed));
+
+/* Opcodes of lttng-tools' filter bytecode (src/common/bytecode/bytecode.h). */
+enum { F_RETURN = 1, F_MUL = 2, F_EQ = 12, F_AND = 57, F_LOAD_FIELD_REF = 59,
+       F_LOAD_STRING = 64, F_LOAD_S64 = 65, F_LOAD_DOUBLE = 66, F_GET_SYMBOL = 82 };
+
+/* Append to @f's code ("o" opcode, "w" u16, "q" u64, "s" a string). */
+static void fput_code(struct filter_arg *f, const char *fmt, ...)
 {
-	struct {
-		uint32_t len;
-		uint32_t reloc_offset;
-		uint64_t seqnum;
-		char data[16];
-	} __attribute__((packed)) bc;
+	va_list ap;
+	uint64_t q;
+	uint16_t w;
+
+	va_start(ap, fmt);
+	for (; *fmt; fmt++) {
+		switch (*fmt) {
+		case 'o':
+			f->data[f->len++] = va_arg(ap, int);
+			break;
+		case 'w':
+			w = va_arg(ap, int);
+			memcpy(f->data + f->len, &w, 2);
+			f->len += 2;
+			break;
+		case 'q':
+			q = va_arg(ap, uint64_t);
+			memcpy(f->data + f->len, &q, 8);
+			f->len += 8;
+			break;
+		default:
+			strcpy((char *)f->data + f->len, va_arg(ap, char *));
+			f->len += strlen((char *)f->data + f->len) + 1;
+		}
+	}
+	va_end(ap);
+	f->reloc_offset = f->len;
+}
+
+/* Append a relocation: the instruction at @at refers to @name. */
+static void fput_reloc(struct filter_arg *f, uint16_t at, const char *name)
+{
+	memcpy(f->data + f->len, &at, 2);
+	strcpy((char *)f->data + f->len + 2, name);
+	f->len += 2 + strlen(name) + 1;
+}
+
+static int filter_on_new_event(int chan, struct filter_arg *f)
+{
 	struct event_conf ev;
+	int event, ret;
+
+	memset(&ev, 0, sizeof(ev));
+	strcpy(ev.name, "sched_switch");
+	event = ioctl(chan, LTTNG_EVENT, &ev);
+	if (event < 0)
+		return -2;
+	ret = ioctl(event, LTTNG_FILTER, f);
+	ret = ret ? errno : 0;
+	close(event);
+	return ret;
+}
+
+/*
+ * FILTER: a bad address is EFAULT; a length of 0 or over 65536 bytes, or a
+ * relocation table past the end, EINVAL; the bytecode lttng-tools makes
+ * is taken, once (EEXIST), before ENABLE (EBUSY after); and each way a
+ * bytecode can be unsafe to run is EINVAL: an opcode the tracer does not
+ * run (unknown, arithmetic, floating point), a stack underflow or
+ * overflow, no RETURN, a jump backwards, into an instruction or with
+ * another stack depth, a string without its NUL, a field reference
+ * without relocation or a relocation of something else, a GET_SYMBOL
+ * outside a reference.
+ */
+TEST_F(abi, filter_bytecode_is_checked)
+{
+	static const struct {
+		const char *why;
+		const char *fmt;
+		int a[12];
+	} bad[] = {
+		{ "unknown opcode", "oo", { 200, F_RETURN } },
+		{ "arithmetic", "oqoqoo", { F_LOAD_S64, 1, F_LOAD_S64, 2, F_MUL, F_RETURN } },
+		{ "floating point", "oqo", { F_LOAD_DOUBLE, 0, F_RETURN } },
+		{ "stack underflow", "oqoo", { F_LOAD_S64, 1, F_EQ, F_RETURN } },
+		{ "no RETURN", "oq", { F_LOAD_S64, 1 } },
+		{ "jump backwards", "oqowoqo",
+		  { F_LOAD_S64, 1, F_AND, 0, F_LOAD_S64, 1, F_RETURN } },
+		{ "jump into an instruction", "oqowoqo",
+		  { F_LOAD_S64, 1, F_AND, 14, F_LOAD_S64, 1, F_RETURN } },
+		{ "jump with another depth", "oqowoqoqo",
+		  { F_LOAD_S64, 1, F_AND, 30, F_LOAD_S64, 1, F_LOAD_S64, 1, F_RETURN } },
+		{ "GET_SYMBOL alone", "owo", { F_GET_SYMBOL, 0, F_RETURN } },
+		{ "field reference without relocation", "owoqoo",
+		  { F_LOAD_FIELD_REF, 0, F_LOAD_S64, 1, F_EQ, F_RETURN } },
+	};
+	struct filter_arg f;
+	struct event_conf ev;
+	unsigned int i, k;
 	int event;
 
 	memset(&ev, 0, sizeof(ev));
@@ -304,18 +395,63 @@ TEST_F(abi, filter_is_refused_cleanly)
 	ASSERT_LE(0, event) TH_LOG("EVENT: %s", strerror(errno));
 	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, (void *)8));
 	EXPECT_EQ(EFAULT, errno);
-	memset(&bc, 0, sizeof(bc));
-	bc.len = 65537;
-	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &bc));
+	memset(&f, 0, sizeof(f));
+	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &f));
 	EXPECT_EQ(EINVAL, errno);
-	bc.len = sizeof(bc.data);
-	bc.reloc_offset = bc.len + 1;
-	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &bc));
+	f.len = 65537;
+	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &f));
 	EXPECT_EQ(EINVAL, errno);
-	bc.reloc_offset = 0;
-	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &bc));
-	EXPECT_EQ(EOPNOTSUPP, errno);
+	f.len = 16;
+	f.reloc_offset = f.len + 1;
+	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &f));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* prev_pid == 5, as lttng-tools compiles it */
+	memset(&f, 0, sizeof(f));
+	fput_code(&f, "owoqoo", F_LOAD_FIELD_REF, 0xffff, F_LOAD_S64, (uint64_t)5, F_EQ,
+		  F_RETURN);
+	fput_reloc(&f, 0, "prev_pid");
+	EXPECT_EQ(0, ioctl(event, LTTNG_FILTER, &f)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &f));
+	EXPECT_EQ(EEXIST, errno);
 	close(event);
+
+	memset(&f, 0, sizeof(f));
+	fput_code(&f, "oqo", F_LOAD_S64, (uint64_t)1, F_RETURN);
+	event = ioctl(self->chan, LTTNG_EVENT, &ev);
+	ASSERT_LE(0, event);
+	ASSERT_EQ(0, ioctl(event, LTTNG_ENABLE));
+	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &f));
+	EXPECT_EQ(EBUSY, errno);
+	close(event);
+	/* A string literal as lttng-tools sends it, then without its NUL. */
+	memset(&f, 0, sizeof(f));
+	fput_code(&f, "osos", F_LOAD_STRING, "a*", F_LOAD_STRING, "a");
+	f.data[f.len++] = F_EQ;
+	f.data[f.len++] = F_RETURN;
+	f.reloc_offset = f.len;
+	EXPECT_EQ(0, filter_on_new_event(self->chan, &f));
+	f.len = f.reloc_offset = 2;
+	EXPECT_EQ(EINVAL, filter_on_new_event(self->chan, &f));
+	/* A relocation of an instruction that is not a reference. */
+	memset(&f, 0, sizeof(f));
+	fput_code(&f, "oqo", F_LOAD_S64, (uint64_t)1, F_RETURN);
+	fput_reloc(&f, 0, "prev_pid");
+	EXPECT_EQ(EINVAL, filter_on_new_event(self->chan, &f));
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&f, 0, sizeof(f));
+		for (k = 0; bad[i].fmt[k]; k++) {
+			char one[2] = { bad[i].fmt[k], 0 };
+
+			if (one[0] == 'q')
+				fput_code(&f, one, (uint64_t)bad[i].a[k]);
+			else
+				fput_code(&f, one, bad[i].a[k]);
+		}
+		EXPECT_EQ(EINVAL, filter_on_new_event(self->chan, &f))
+			TH_LOG("%s: not refused", bad[i].why);
+	}
 }
 
 /*

@@ -562,15 +562,16 @@ static bool is_pow2(uint64_t v)
  *               from the stream files, which vfs_ioctl() turns into ENOTTY;
  *               list files have no ioctl at all)
  *   EINVAL      bad geometry or mode (lttng_channel_check(), chan_geometry_ok()),
- *               a name without NUL, a bad syscall enabler, FILTER bounds, a
+ *               a name without NUL, a bad syscall enabler, a FILTER bytecode
+ *               the driver cannot run safely, a
  *               stream command that needs a held sub-buffer, GET_MMAP_LEN and
  *               GET_MMAP_READ_OFFSET of a splice channel, an unaligned GET_SUBBUF
  *   EFAULT      every copy_from_user(), memdup_user(), get_user(), put_user()
- *   EOPNOTSUPP  FILTER, an unsupported instrumentation or context, TRACK_PID
+ *   EOPNOTSUPP  an unsupported instrumentation or context, TRACK_PID
  *               of one process, METADATA_REGEN
  *   EPERM       CONTEXT once the session has been active
- *   EEXIST      CONTEXT added twice
- *   EBUSY       SESSION_START twice, SESSION_STOP of a stopped session, a
+ *   EEXIST      CONTEXT added twice, a second FILTER
+ *   EBUSY       FILTER after ENABLE, SESSION_START twice, SESSION_STOP of a stopped session, a
  *               buffer that already has its reader, GET_NEXT_SUBBUF and
  *               GET_SUBBUF while a sub-buffer is held, METADATA_CACHE_DUMP
  *               before everything was consumed, a metadata push that finds
@@ -803,6 +804,73 @@ static void valid_event(struct thr *t, struct event_conf *ev)
 	}
 }
 
+/*
+ * A filter as lttng-tools compiles "FIELD OP N", "... && $ctx.procname ==
+ * "a*"" or "FIELD[I] OP N" into @code, its header in @fh; returns its
+ * bytes.  Fields of sched_switch, of system calls, and one no event has.
+ */
+static size_t valid_filter(struct thr *t, unsigned char *code, struct filter_hdr *fh)
+{
+	static const char *const fields[] = { "prev_pid", "next_comm", "prev_state", "fd",
+		"filename", "ret", "nosuchfield", "ip", "msg" };
+	const char *field = fields[rn(t, ARRAY_SIZE(fields))];
+	uint64_t v = rn(t, 2) ? rn(t, 3) : r64(t);
+	size_t n = 0, ref = 0, ctx = 0, k;
+	uint16_t w;
+	bool and = rn(t, 2), index = !rn(t, 3);
+
+	if (index) {
+		code[n++] = 81;				/* GET_PAYLOAD_ROOT */
+		ref = n;
+		code[n++] = 82;				/* GET_SYMBOL: name at 2 */
+		w = 2;
+		memcpy(code + n, &w, 2);
+		n += 2;
+		code[n++] = 85;				/* GET_INDEX_U64 */
+		memcpy(code + n, &v, 8);
+		n += 8;
+		code[n++] = 86;				/* LOAD_FIELD */
+	} else {
+		code[n++] = 59;				/* LOAD_FIELD_REF */
+		code[n++] = 0xff;
+		code[n++] = 0xff;
+	}
+	code[n++] = 65;					/* LOAD_S64 */
+	memcpy(code + n, &v, 8);
+	n += 8;
+	code[n++] = 12 + rn(t, 6);			/* EQ .. LE */
+	if (and) {
+		k = n;
+		code[n++] = 57;				/* AND */
+		n += 2;
+		ctx = n;
+		code[n++] = 70;				/* GET_CONTEXT_REF */
+		code[n++] = 0xff;
+		code[n++] = 0xff;
+		code[n++] = 64;				/* LOAD_STRING */
+		memcpy(code + n, "a*", 3);
+		n += 3;
+		code[n++] = 12;				/* EQ */
+		w = n;
+		memcpy(code + k + 1, &w, 2);		/* skip to RETURN */
+	}
+	code[n++] = 1;					/* RETURN */
+	fh->reloc_offset = n;
+	w = ref;
+	memcpy(code + n, &w, 2);
+	strcpy((char *)code + n + 2, field);
+	n += 2 + strlen(field) + 1;
+	if (and) {
+		w = ctx;
+		memcpy(code + n, &w, 2);
+		strcpy((char *)code + n + 2, "$ctx.procname");
+		n += 2 + strlen("$ctx.procname") + 1;
+	}
+	fh->len = n;
+	fh->seqnum = r64(t);
+	return n;
+}
+
 /* Fill @b with a well-formed argument of @c; return its size. */
 static size_t build_valid(struct thr *t, const struct cmd *c, const struct slot *s,
 			  unsigned char *b)
@@ -854,10 +922,21 @@ static size_t build_valid(struct thr *t, const struct cmd *c, const struct slot 
 		return sizeof(ta);
 	case IN_FILTER:
 		/*
-		 * The driver refuses any bytecode after reading the header alone:
-		 * the deterministic cases send the header only, so that a buffer
-		 * cut by a PROT_NONE page is cut in what the driver reads.
+		 * Half of the time a bytecode as lttng-tools makes it, which the
+		 * driver takes and its probes then run (a byte of it changed now
+		 * and then: mostly refused, sometimes a strange program that
+		 * runs); else random bytes.  The deterministic cases send the
+		 * header only, so that a buffer cut by a PROT_NONE page is cut in
+		 * what the driver reads.
 		 */
+		if (t != &mthr && rn(t, 2)) {
+			size_t n = valid_filter(t, b + sizeof(fh), &fh);
+
+			if (!rn(t, 4))
+				b[sizeof(fh) + rn(t, n)] = (unsigned char)r64(t);
+			memcpy(b, &fh, sizeof(fh));
+			return sizeof(fh) + n;
+		}
 		fh.len = t == &mthr ? 0 : rn(t, 33);
 		fh.reloc_offset = rn(t, fh.len + 1);
 		fh.seqnum = r64(t);
@@ -1543,6 +1622,10 @@ static void create(struct thr *t, int kind, int depth)
 	} else if (ns.kind == K_CHANNEL && !rn(t, 3)) {
 		call_ioctl(t, -1, &ns, find_cmd(NR_CONTEXT), NR_CONTEXT, AV_VALID, NULL);
 	} else if (ns.kind == K_EVENT && !rn(t, 3)) {
+		/* With a filter, as lttng-sessiond sends one, before ENABLE. */
+		if (rn(t, 2))
+			call_ioctl(t, -1, &ns, find_cmd(NR_FILTER), NR_FILTER, AV_VALID,
+				   NULL);
 		call_ioctl(t, -1, &ns, find_cmd(NR_ENABLE), NR_ENABLE, AV_VALID, NULL);
 	}
 	pool_add(t, &ns);

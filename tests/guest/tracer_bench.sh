@@ -44,7 +44,9 @@ configs="none floor ftrace lttng"
 #   lttng-kstack callstack-kernel
 #   lttng-ustack callstack-user
 #   lttng-perf   perf:cpu:page-fault (a software counter)
-extra="lttng-trk lttng-ids lttng-cred lttng-ns lttng-state lttng-text lttng-kstack lttng-ustack lttng-perf"
+#   lttng-fpass  the filter '$ctx.vtid > 0', which every event passes
+#   lttng-frej   the filter '$ctx.vtid < 0', which rejects every event
+extra="lttng-trk lttng-ids lttng-cred lttng-ns lttng-state lttng-text lttng-kstack lttng-ustack lttng-perf lttng-fpass lttng-frej"
 [ "${BENCH_EXTRA:-1}" = 0 ] && extra=
 ktap_plan 5
 
@@ -153,13 +155,18 @@ ftrace_off() {
 # lttng_on WORKLOAD [CHANNEL-OPTIONS...]: a session tracing WORKLOAD's
 # events into $top/trace, consumer writing to tmpfs.
 lttng_on() {
-	local w=$1
+	local w=$1 filter=
 	shift
+	case ${extra_cfg:-} in
+	lttng-fpass) filter='$ctx.vtid > 0' ;;
+	lttng-frej) filter='$ctx.vtid < 0' ;;
+	esac
 	rm -rf "$top/trace"
 	run lttng create bench --output "$top/trace" &&
 		run lttng enable-channel -k c0 "$@" &&
 		case $w in
-		syscall) run lttng enable-event -k -c c0 --syscall getppid ;;
+		syscall) run lttng enable-event -k -c c0 --syscall getppid \
+			${filter:+--filter "$filter"} ;;
 		yield) run lttng enable-event -k -c c0 sched_switch ;;
 		rename) run lttng enable-event -k -c c0 task_rename ;;
 		kmem) run lttng enable-event -k -c c0 kmem_cache_alloc,kmem_cache_free ;;
