@@ -455,6 +455,108 @@ TEST_F(abi, filter_bytecode_is_checked)
 }
 
 /*
+ * Event notifiers, at the ABI: a group with its notification fd (once:
+ * EBUSY) and error counter (once: EBUSY; a bad geometry EINVAL); a
+ * notifier on getppid filtered to this thread, capturing nothing.  With
+ * nobody reading, 200 calls fill the 128 slots of the queue: exactly 128
+ * notifications come out, each with the notifier's token, and the
+ * counter's bucket of the notifier says 72, the rest; COUNTER_CLEAR sets
+ * it back to 0; a bucket past the counter is EINVAL.  A CAPTURE that is
+ * not a field reference is EINVAL, and CAPTURE on a channel's event too.
+ */
+TEST_F(abi, notifier_queue_counts_what_it_drops)
+{
+	struct event_notifier_conf en;
+	struct counter_conf cc;
+	struct counter_aggregate agg;
+	struct counter_clear clr;
+	struct notification_hdr h;
+	struct filter_arg f;
+	struct event_conf ev;
+	int group, notif, counter, nf, event, n, i, tokens_ok = 0;
+
+	group = ioctl(self->proc, LTTNG_EVENT_NOTIFIER_GROUP_CREATE);
+	ASSERT_LE(0, group) TH_LOG("GROUP_CREATE: %s", strerror(errno));
+	notif = ioctl(group, LTTNG_NOTIFICATION_FD);
+	ASSERT_LE(0, notif);
+	EXPECT_EQ(-1, ioctl(group, LTTNG_NOTIFICATION_FD));
+	EXPECT_EQ(EBUSY, errno);
+	memset(&cc, 0, sizeof(cc));
+	cc.bitness = 1;
+	cc.number_dimensions = 2;
+	EXPECT_EQ(-1, ioctl(group, LTTNG_COUNTER, &cc));
+	EXPECT_EQ(EINVAL, errno);
+	cc.number_dimensions = 1;
+	cc.dimensions[0].size = 16;
+	counter = ioctl(group, LTTNG_COUNTER, &cc);
+	ASSERT_LE(0, counter) TH_LOG("COUNTER: %s", strerror(errno));
+	EXPECT_EQ(-1, ioctl(group, LTTNG_COUNTER, &cc));
+	EXPECT_EQ(EBUSY, errno);
+
+	memset(&en, 0, sizeof(en));
+	strcpy(en.event.name, "getppid");
+	en.event.instrumentation = 5;			/* system call */
+	en.event.u[0] = 1;				/* entry only */
+	en.event.token = 0x1234567890abcdefULL;
+	en.error_counter_index = 7;
+	nf = ioctl(group, LTTNG_EVENT_NOTIFIER_CREATE, &en);
+	ASSERT_LE(0, nf) TH_LOG("EVENT_NOTIFIER_CREATE: %s", strerror(errno));
+	/* $ctx.vtid == gettid(), as lttng-tools compiles it */
+	memset(&f, 0, sizeof(f));
+	fput_code(&f, "owoqoo", 70 /* GET_CONTEXT_REF */, 0xffff, F_LOAD_S64,
+		  (uint64_t)syscall(SYS_gettid), F_EQ, F_RETURN);
+	fput_reloc(&f, 0, "$ctx.vtid");
+	ASSERT_EQ(0, ioctl(nf, LTTNG_FILTER, &f)) TH_LOG("%s", strerror(errno));
+	/* A capture must be a field reference, and only a notifier's. */
+	memset(&f, 0, sizeof(f));
+	fput_code(&f, "oqo", F_LOAD_S64, (uint64_t)1, F_RETURN);
+	EXPECT_EQ(-1, ioctl(nf, LTTNG_CAPTURE, &f));
+	EXPECT_EQ(EINVAL, errno);
+	memset(&ev, 0, sizeof(ev));
+	strcpy(ev.name, "sched_switch");
+	event = ioctl(self->chan, LTTNG_EVENT, &ev);
+	ASSERT_LE(0, event);
+	memset(&f, 0, sizeof(f));
+	fput_code(&f, "oowo", 81 /* GET_PAYLOAD_ROOT */, F_GET_SYMBOL, 2, F_RETURN);
+	fput_reloc(&f, 1, "prev_pid");
+	EXPECT_EQ(-1, ioctl(event, LTTNG_CAPTURE, &f));
+	EXPECT_EQ(EINVAL, errno);
+	close(event);
+	ASSERT_EQ(0, ioctl(nf, LTTNG_ENABLE));
+
+	for (i = 0; i < 200; i++)
+		syscall(SYS_getppid);
+	ASSERT_EQ(0, ioctl(nf, LTTNG_DISABLE));
+	fcntl(notif, F_SETFL, O_NONBLOCK);
+	for (n = 0;; n++) {
+		if (read(notif, &h, sizeof(h)) != sizeof(h))
+			break;
+		tokens_ok += h.token == en.event.token && !h.capture_buf_size;
+	}
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(128, n);
+	EXPECT_EQ(128, tokens_ok);
+	memset(&agg, 0, sizeof(agg));
+	agg.number_dimensions = 1;
+	agg.indexes[0] = 7;
+	ASSERT_EQ(0, ioctl(counter, LTTNG_COUNTER_AGGREGATE, &agg));
+	EXPECT_EQ(72, agg.value);
+	memset(&clr, 0, sizeof(clr));
+	clr.number_dimensions = 1;
+	clr.indexes[0] = 7;
+	EXPECT_EQ(0, ioctl(counter, LTTNG_COUNTER_CLEAR, &clr));
+	ASSERT_EQ(0, ioctl(counter, LTTNG_COUNTER_AGGREGATE, &agg));
+	EXPECT_EQ(0, agg.value);
+	agg.indexes[0] = 16;
+	EXPECT_EQ(-1, ioctl(counter, LTTNG_COUNTER_AGGREGATE, &agg));
+	EXPECT_EQ(EINVAL, errno);
+	close(nf);
+	close(counter);
+	close(notif);
+	close(group);
+}
+
+/*
  * A uprobe EVENT takes an fd of a regular file (EBADF, EINVAL otherwise);
  * ADD_CALLSITE wants a uprobe event (EINVAL on a tracepoint's), a
  * readable offset (EFAULT), an offset uprobes can probe (an offset past

@@ -29,6 +29,14 @@
 #define LTTNG_DISABLE		0x0000F683u
 #define LTTNG_FILTER		0x0000F690u
 #define LTTNG_ADD_CALLSITE	0x0000F691u
+/* Event notifiers: /proc/lttng, the group, the error counter, a notifier. */
+#define LTTNG_EVENT_NOTIFIER_GROUP_CREATE	0x0000F64Cu
+#define LTTNG_NOTIFICATION_FD			0x0000F6B1u
+#define LTTNG_COUNTER				0x40C0F684u
+#define LTTNG_EVENT_NOTIFIER_CREATE		0x425CF6B0u
+#define LTTNG_COUNTER_AGGREGATE			0xC04EF6C1u
+#define LTTNG_COUNTER_CLEAR			0x4044F6C2u
+#define LTTNG_CAPTURE				0x0000F6B8u
 /* streams */
 #define RB_SNAPSHOT		0x0000F600u
 #define RB_SNAPSHOT_GET_CONSUMED 0x8008F601u
@@ -67,6 +75,48 @@ struct event_conf {
 	uint64_t token;
 	char padding[8];
 	unsigned char u[288];
+} __attribute__((packed));
+
+/* EVENT_NOTIFIER_CREATE */
+struct event_notifier_conf {
+	struct event_conf event;
+	uint64_t error_counter_index;
+	char padding[32];
+} __attribute__((packed));
+
+/* COUNTER: one dimension of buckets, modular 64-bit, as lttng-sessiond */
+struct counter_conf {
+	uint32_t arithmetic;
+	uint32_t bitness;
+	uint32_t number_dimensions;
+	int64_t global_sum_step;
+	struct {
+		uint64_t size, underflow_index, overflow_index;
+		uint8_t has_underflow, has_overflow;
+	} __attribute__((packed)) dimensions[4];
+	uint8_t coalesce_hits;
+	char padding[67];
+} __attribute__((packed));
+
+struct counter_aggregate {
+	uint32_t number_dimensions;
+	uint64_t indexes[4];
+	int64_t value;
+	uint8_t underflow, overflow;
+	char padding[32];
+} __attribute__((packed));
+
+struct counter_clear {
+	uint32_t number_dimensions;
+	uint64_t indexes[4];
+	char padding[32];
+} __attribute__((packed));
+
+/* What the notification fd gives, then capture_buf_size bytes. */
+struct notification_hdr {
+	uint64_t token;
+	uint16_t capture_buf_size;
+	char padding[32];
 } __attribute__((packed));
 
 /* CONTEXT */

@@ -47,7 +47,12 @@ configs="none floor ftrace lttng"
 #   lttng-fpass  the filter '$ctx.vtid > 0', which every event passes
 #   lttng-frej   the filter '$ctx.vtid < 0', which rejects every event
 extra="lttng-trk lttng-ids lttng-cred lttng-ns lttng-state lttng-text lttng-kstack lttng-ustack lttng-perf lttng-fpass lttng-frej"
-[ "${BENCH_EXTRA:-1}" = 0 ] && extra=
+# BENCH_EXTRA=0: none of them; BENCH_EXTRA="CONFIG...": those only.
+case ${BENCH_EXTRA:-1} in
+0) extra= ;;
+1) ;;
+*) extra=$BENCH_EXTRA ;;
+esac
 ktap_plan 5
 
 skip_all() {
