@@ -66,14 +66,15 @@
 /* The kinds of file the driver hands out, and /proc/lttng itself. */
 enum kind {
 	K_ROOT, K_SESSION, K_CHANNEL, K_METACHAN, K_EVENT, K_STREAM, K_MSTREAM,
-	K_TPLIST, K_SCLIST, NR_KINDS
+	K_TPLIST, K_SCLIST, K_GROUP, K_NOTIFIER, K_NOTIF, K_COUNTER, NR_KINDS
 };
 #define KB(k)		(1u << (k))
 #define K_ALL		(KB(NR_KINDS) - 1)
 
 static const char *const kind_name[NR_KINDS] = {
 	"root", "session", "channel", "metadata-channel", "event", "stream",
-	"metadata-stream", "tracepoint-list", "syscall-list",
+	"metadata-stream", "tracepoint-list", "syscall-list", "notifier-group",
+	"event-notifier", "notification", "error-counter",
 };
 
 /* What /proc/self/fd/N links to, from the names the driver gives its files. */
@@ -82,6 +83,8 @@ static const char *const kind_link[NR_KINDS] = {
 	"anon_inode:[lttng_channel]", "anon_inode:[lttng_event]",
 	"anon_inode:[lttng_stream]", "anon_inode:[lttng_stream]",
 	"anon_inode:[lttng_tracepoint_list]", "anon_inode:[lttng_syscall_list]",
+	"anon_inode:[lttng_event_notifier_group]", "anon_inode:[lttng_event_notifier]",
+	"anon_inode:[lttng_notification]", "anon_inode:[lttng_counter]",
 };
 
 /* Command numbers, as lttng-tools 2.13.9 hard-codes them (fact sheet, section 2). */
@@ -109,6 +112,13 @@ static const char *const kind_link[NR_KINDS] = {
 #define NR_ENABLE		0x0000F682u
 #define NR_DISABLE		0x0000F683u
 #define NR_FILTER		0x0000F690u
+#define NR_GROUP_CREATE		0x0000F64Cu
+#define NR_NOTIF_FD		0x0000F6B1u
+#define NR_COUNTER		0x40C0F684u
+#define NR_NOTIFIER_CREATE	0x425CF6B0u
+#define NR_COUNTER_AGGREGATE	0xC04EF6C1u
+#define NR_COUNTER_CLEAR	0x4044F6C2u
+#define NR_CAPTURE		0x0000F6B8u
 #define NR_ADD_CALLSITE		0x0000F691u
 #define NR_SNAPSHOT		0x0000F600u
 #define NR_GET_CONSUMED		0x8008F601u
@@ -155,7 +165,8 @@ enum argt {
 /* What a well-formed input looks like. */
 enum in_kind {
 	IN_NONE, IN_CHANNEL, IN_METADATA, IN_EVENT, IN_CONTEXT, IN_NAME, IN_CTIME,
-	IN_TRACKER, IN_FILTER, IN_POS, IN_RAW,
+	IN_TRACKER, IN_FILTER, IN_POS, IN_RAW, IN_NOTIFIER, IN_COUNTER, IN_CINDEX,
+	IN_CAPTURE,
 };
 
 #define CH_NONE		-1	/* returns 0 on success */
@@ -179,6 +190,8 @@ struct cmd {
 #define SE	KB(K_SESSION)
 #define CHN	KB(K_CHANNEL)
 #define EV	KB(K_EVENT)
+#define EN	(KB(K_EVENT) | KB(K_NOTIFIER))
+#define GR	KB(K_GROUP)
 
 /* Every command the driver implements, then the known ones it does not. */
 static const struct cmd cmds[] = {
@@ -203,10 +216,20 @@ static const struct cmd cmds[] = {
 	{ NR_STREAM, "STREAM", CHN | KB(K_METACHAN), A_NONE, IN_NONE, 0, CH_STREAM },
 	{ NR_EVENT, "EVENT", CHN, A_IN, IN_EVENT, 564, K_EVENT },
 	{ NR_CONTEXT, "CONTEXT", CHN, A_IN, IN_CONTEXT, 308, CH_NONE },
-	{ NR_ENABLE, "ENABLE", SE | CHN | EV, A_NONE, IN_NONE, 0, CH_NONE },
-	{ NR_DISABLE, "DISABLE", SE | CHN | EV, A_NONE, IN_NONE, 0, CH_NONE },
-	{ NR_FILTER, "FILTER", EV, A_IN, IN_FILTER, 16, CH_NONE },
-	{ NR_ADD_CALLSITE, "ADD_CALLSITE", EV, A_IN, IN_RAW, 8, CH_NONE },
+	{ NR_ENABLE, "ENABLE", SE | CHN | EN, A_NONE, IN_NONE, 0, CH_NONE },
+	{ NR_DISABLE, "DISABLE", SE | CHN | EN, A_NONE, IN_NONE, 0, CH_NONE },
+	{ NR_FILTER, "FILTER", EN, A_IN, IN_FILTER, 16, CH_NONE },
+	{ NR_ADD_CALLSITE, "ADD_CALLSITE", EN, A_IN, IN_RAW, 8, CH_NONE },
+	{ NR_CAPTURE, "CAPTURE", EN, A_IN, IN_CAPTURE, 16, CH_NONE },
+	{ NR_GROUP_CREATE, "EVENT_NOTIFIER_GROUP_CREATE", R, A_NONE, IN_NONE, 0, K_GROUP },
+	{ NR_NOTIF_FD, "EVENT_NOTIFIER_GROUP_NOTIFICATION_FD", GR, A_NONE, IN_NONE, 0,
+	  K_NOTIF },
+	{ NR_COUNTER, "COUNTER", GR, A_IN, IN_COUNTER, 192, K_COUNTER },
+	{ NR_NOTIFIER_CREATE, "EVENT_NOTIFIER_CREATE", GR, A_IN, IN_NOTIFIER, 604,
+	  K_NOTIFIER },
+	{ NR_COUNTER_AGGREGATE, "COUNTER_AGGREGATE", KB(K_COUNTER), A_INOUT, IN_CINDEX, 78,
+	  CH_NONE },
+	{ NR_COUNTER_CLEAR, "COUNTER_CLEAR", KB(K_COUNTER), A_IN, IN_CINDEX, 68, CH_NONE },
 	{ NR_SNAPSHOT, "SNAPSHOT", S, A_NONE, IN_NONE, 0, CH_NONE },
 	{ NR_GET_CONSUMED, "SNAPSHOT_GET_CONSUMED", S, A_OUT, IN_NONE, 8, CH_NONE },
 	{ NR_GET_PRODUCED, "SNAPSHOT_GET_PRODUCED", S, A_OUT, IN_NONE, 8, CH_NONE },
@@ -237,14 +260,7 @@ static const struct cmd cmds[] = {
 	{ NR_INSTANCE_ID, "INSTANCE_ID", D, A_OUT, IN_NONE, 8, CH_NONE },
 	/* Known to lttng-tools or lttng-modules, not implemented by the driver. */
 	{ 0x800CF641u, "OLD_TRACER_VERSION", 0, A_OUT, IN_NONE, 12, CH_NONE },
-	{ 0x0000F64Cu, "EVENT_NOTIFIER_GROUP_CREATE", 0, A_NONE, IN_NONE, 0, CH_MAYFD },
-	{ 0x0000F6B1u, "EVENT_NOTIFIER_GROUP_NOTIFICATION_FD", 0, A_NONE, IN_NONE, 0, CH_MAYFD },
-	{ 0x40C0F684u, "COUNTER", 0, A_IN, IN_RAW, 192, CH_MAYFD },
-	{ 0x425CF6B0u, "EVENT_NOTIFIER_CREATE", 0, A_IN, IN_RAW, 604, CH_MAYFD },
-	{ 0xC04EF6C1u, "COUNTER_AGGREGATE", 0, A_INOUT, IN_RAW, 78, CH_NONE },
-	{ 0x4044F6C2u, "COUNTER_CLEAR", 0, A_IN, IN_RAW, 68, CH_NONE },
 	{ 0xC052F6C0u, "COUNTER_READ", 0, A_INOUT, IN_RAW, 82, CH_NONE },
-	{ 0x0000F6B8u, "CAPTURE", 0, A_IN, IN_FILTER, 16, CH_NONE },
 	{ 0xC004F664u, "SYSCALL_MASK", 0, A_INOUT, IN_RAW, 4, CH_NONE },
 	{ 0x0000F658u, "LIST_TRACKER_PIDS", 0, A_NONE, IN_NONE, 0, CH_MAYFD },
 	{ 0x4008F6A0u, "LIST_TRACKER_IDS", 0, A_IN, IN_TRACKER, 8, CH_MAYFD },
@@ -263,6 +279,8 @@ static const struct cmd cmds[] = {
 #undef SE
 #undef CHN
 #undef EV
+#undef EN
+#undef GR
 
 struct filter_hdr {
 	uint32_t len;
@@ -337,7 +355,7 @@ struct slot {
 static struct slot pool[POOL];
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int next_uid = 1;
-static const unsigned char kind_cap[NR_KINDS] = { 3, 5, 8, 3, 6, 14, 3, 2, 2 };
+static const unsigned char kind_cap[NR_KINDS] = { 3, 5, 8, 3, 6, 14, 3, 2, 2, 2, 4, 2, 2 };
 
 /* Stream mappings, which outlive their file when it is closed first. */
 struct map {
@@ -587,12 +605,14 @@ static bool is_pow2(uint64_t v)
  *   EIO         ADD_CALLSITE of a uprobe on a file uprobes cannot read
  *               (/proc/lttng: its fd is the pool's; uprobe_register())
  *   E2BIG       ADD_CALLSITE past the call sites a uprobe event may have
+ *   ENOSPC      CAPTURE past the 16 captures of an event notifier
  * Not allowed: ENOSYS above all (lttng-tools then retries legacy command
  * numbers), EINTR (nothing here waits interruptibly), EMFILE/ENFILE (the
  * pool is bounded).
  *
  * read: EINVAL (files without .read), EIO (/proc/lttng has no proc_read),
- *   EFAULT (a hostile buffer on a list file).
+ *   EFAULT (a hostile buffer on a list file or a notification fd), EAGAIN
+ *   (a notification fd, made O_NONBLOCK, with nothing to read).
  * write: the same, and EBADF for the list files, opened read-only.
  * lseek: ESPIPE (no_llseek), EINVAL (a negative position on a list file).
  * pread: ESPIPE, EINVAL, EIO, EFAULT.
@@ -619,11 +639,15 @@ static bool errno_allowed(int sc, uint32_t nr, int e)
 			return true;
 		if (nr == NR_ADD_CALLSITE && (e == EIO || e == E2BIG))
 			return true;
+		/* A seventeenth capture. */
+		if (nr == NR_CAPTURE && e == ENOSPC)
+			return true;
 		return e == ENOTTY || e == EINVAL || e == EFAULT || e == EOPNOTSUPP ||
 		       e == EPERM || e == EEXIST || e == EBUSY || e == ENOENT || e == ENOMEM ||
 		       e == EAGAIN || e == ENODATA || e == ENOBUFS;
 	case SC_READ:
-		return e == EINVAL || e == EIO || e == EFAULT;
+		/* EAGAIN: a notification fd with nothing to read (O_NONBLOCK) */
+		return e == EINVAL || e == EIO || e == EFAULT || e == EAGAIN;
 	case SC_WRITE:
 		return e == EINVAL || e == EIO || e == EFAULT || e == EBADF;
 	case SC_LSEEK:
@@ -871,6 +895,44 @@ static size_t valid_filter(struct thr *t, unsigned char *code, struct filter_hdr
 	return n;
 }
 
+/*
+ * A capture as lttng-tools compiles "--capture FIELD", "FIELD[I]" or
+ * "$ctx.NAME", with its header: a root, GET_SYMBOL, perhaps GET_INDEX_U64,
+ * RETURN, then the relocation naming the symbol.
+ */
+static size_t valid_capture(struct thr *t, unsigned char *b)
+{
+	static const char *const names[] = { "prev_comm", "prev_pid", "next_comm", "fd",
+		"filename", "nosuchfield", "procname", "vtid" };
+	const char *name = names[rn(t, ARRAY_SIZE(names))];
+	unsigned char *code = b + sizeof(struct filter_hdr);
+	struct filter_hdr fh;
+	uint64_t idx = rn(t, 2) ? rn(t, 20) : r64(t);
+	size_t n = 0;
+	uint16_t w;
+
+	code[n++] = rn(t, 4) ? 81 : 79;			/* PAYLOAD or CONTEXT root */
+	code[n++] = 82;					/* GET_SYMBOL */
+	w = 2;
+	memcpy(code + n, &w, 2);
+	n += 2;
+	if (!rn(t, 3)) {
+		code[n++] = 85;				/* GET_INDEX_U64 */
+		memcpy(code + n, &idx, 8);
+		n += 8;
+	}
+	code[n++] = 1;					/* RETURN */
+	fh.reloc_offset = n;
+	w = 1;
+	memcpy(code + n, &w, 2);
+	strcpy((char *)code + n + 2, name);
+	n += 2 + strlen(name) + 1;
+	fh.len = n;
+	fh.seqnum = r64(t);
+	memcpy(b, &fh, sizeof(fh));
+	return sizeof(fh) + n;
+}
+
 /* Fill @b with a well-formed argument of @c; return its size. */
 static size_t build_valid(struct thr *t, const struct cmd *c, const struct slot *s,
 			  unsigned char *b)
@@ -920,6 +982,24 @@ static size_t build_valid(struct thr *t, const struct cmd *c, const struct slot 
 		ta.id = rn(t, 5) ? -1 : (int32_t)rn(t, 100000);
 		memcpy(b, &ta, sizeof(ta));
 		return sizeof(ta);
+	case IN_NOTIFIER:
+		valid_event(t, (struct event_conf *)b);
+		k = rn(t, 20);
+		memcpy(b + sizeof(struct event_conf), &k, sizeof(k));
+		return sizeof(struct event_notifier_conf);
+	case IN_COUNTER:
+		memset(b, 0, sizeof(struct counter_conf));
+		((struct counter_conf *)b)->bitness = 1;
+		((struct counter_conf *)b)->number_dimensions = 1;
+		((struct counter_conf *)b)->dimensions[0].size = 1 + rn(t, 32);
+		return sizeof(struct counter_conf);
+	case IN_CINDEX:
+		memset(b, 0, sizeof(struct counter_aggregate));
+		((struct counter_aggregate *)b)->number_dimensions = 1;
+		((struct counter_aggregate *)b)->indexes[0] = rn(t, 40);
+		return c->size;
+	case IN_CAPTURE:
+		return valid_capture(t, b);
 	case IN_FILTER:
 		/*
 		 * Half of the time a bytecode as lttng-tools makes it, which the
@@ -1468,6 +1548,9 @@ static long call_ioctl(struct thr *t, int i, const struct slot *s, const struct 
 		ns.overwrite = s->overwrite;
 	} else if (k == K_TPLIST || k == K_SCLIST) {
 		ns.sess = 0;
+	} else if (k == K_NOTIF) {
+		/* A read must never wait for a notification. */
+		fcntl(ns.fd, F_SETFL, O_NONBLOCK);
 	}
 	if (child)
 		*child = ns;
@@ -1514,7 +1597,8 @@ static uint32_t random_nr(struct thr *t)
  */
 static bool heavy(uint32_t nr, int kind)
 {
-	return ((nr == NR_ENABLE || nr == NR_DISABLE) && kind == K_EVENT) ||
+	return ((nr == NR_ENABLE || nr == NR_DISABLE) &&
+		(kind == K_EVENT || kind == K_NOTIFIER)) ||
 	       nr == NR_SYSCALL_LIST || nr == NR_TRACEPOINT_LIST || nr == NR_WAIT_QUIESCENT;
 }
 
@@ -1573,15 +1657,18 @@ static void op_ioctl(struct thr *t)
 
 static const int parent_of[NR_KINDS] = {
 	-1, K_ROOT, K_SESSION, K_SESSION, K_CHANNEL, K_CHANNEL, K_METACHAN, K_ROOT, K_ROOT,
+	K_ROOT, K_GROUP, K_GROUP, K_GROUP,
 };
 static const uint32_t create_nr[NR_KINDS] = {
 	0, NR_SESSION, NR_CHANNEL, NR_METADATA, NR_EVENT, NR_STREAM, NR_STREAM,
-	NR_TRACEPOINT_LIST, NR_SYSCALL_LIST,
+	NR_TRACEPOINT_LIST, NR_SYSCALL_LIST, NR_GROUP_CREATE, NR_NOTIFIER_CREATE, NR_NOTIF_FD,
+	NR_COUNTER,
 };
 
 static void create(struct thr *t, int kind, int depth)
 {
 	struct slot ns, s;
+	unsigned int n;
 	long fd;
 	int p;
 
@@ -1621,10 +1708,14 @@ static void create(struct thr *t, int kind, int depth)
 		}
 	} else if (ns.kind == K_CHANNEL && !rn(t, 3)) {
 		call_ioctl(t, -1, &ns, find_cmd(NR_CONTEXT), NR_CONTEXT, AV_VALID, NULL);
-	} else if (ns.kind == K_EVENT && !rn(t, 3)) {
+	} else if ((ns.kind == K_EVENT || ns.kind == K_NOTIFIER) && !rn(t, 3)) {
 		/* With a filter, as lttng-sessiond sends one, before ENABLE. */
 		if (rn(t, 2))
 			call_ioctl(t, -1, &ns, find_cmd(NR_FILTER), NR_FILTER, AV_VALID,
+				   NULL);
+		/* A notifier's captures, also before ENABLE. */
+		for (n = ns.kind == K_NOTIFIER ? rn(t, 4) : 0; n; n--)
+			call_ioctl(t, -1, &ns, find_cmd(NR_CAPTURE), NR_CAPTURE, AV_VALID,
 				   NULL);
 		call_ioctl(t, -1, &ns, find_cmd(NR_ENABLE), NR_ENABLE, AV_VALID, NULL);
 	}
@@ -1633,7 +1724,7 @@ static void create(struct thr *t, int kind, int depth)
 
 static void op_create(struct thr *t)
 {
-	static const unsigned char weight[NR_KINDS] = { 4, 13, 15, 6, 7, 26, 6, 2, 1 };
+	static const unsigned char weight[NR_KINDS] = { 4, 13, 15, 6, 7, 20, 6, 2, 1, 2, 2, 1, 1 };
 	unsigned int r, k, tries;
 	int kind = K_SESSION;
 
@@ -2396,7 +2487,9 @@ struct kit {
 
 static bool kit_open(struct kit *k, const char *who)
 {
+	struct event_notifier_conf en;
 	struct channel_conf cc;
+	struct counter_conf cf;
 	struct event_conf ev;
 	int i;
 
@@ -2437,6 +2530,26 @@ static bool kit_open(struct kit *k, const char *who)
 	k->fd[K_SCLIST] = mioctl(k->fd[K_ROOT], K_ROOT, NR_SYSCALL_LIST, 0);
 	if (k->fd[K_SCLIST] < 0)
 		goto fail;
+	k->fd[K_GROUP] = mioctl(k->fd[K_ROOT], K_ROOT, NR_GROUP_CREATE, 0);
+	if (k->fd[K_GROUP] < 0)
+		goto fail;
+	memset(&en, 0, sizeof(en));
+	strcpy(en.event.name, "sched_switch");
+	k->fd[K_NOTIFIER] = mioctl(k->fd[K_GROUP], K_GROUP, NR_NOTIFIER_CREATE,
+				   (unsigned long)&en);
+	if (k->fd[K_NOTIFIER] < 0)
+		goto fail;
+	k->fd[K_NOTIF] = mioctl(k->fd[K_GROUP], K_GROUP, NR_NOTIF_FD, 0);
+	if (k->fd[K_NOTIF] < 0)
+		goto fail;
+	fcntl(k->fd[K_NOTIF], F_SETFL, O_NONBLOCK);
+	memset(&cf, 0, sizeof(cf));
+	cf.bitness = 1;
+	cf.number_dimensions = 1;
+	cf.dimensions[0].size = 8;
+	k->fd[K_COUNTER] = mioctl(k->fd[K_GROUP], K_GROUP, NR_COUNTER, (unsigned long)&cf);
+	if (k->fd[K_COUNTER] < 0)
+		goto fail;
 	return true;
 fail:
 	for (i = 0; i < NR_KINDS && k->fd[i] >= 0; i++)
@@ -2450,7 +2563,7 @@ static void kit_close(struct kit *k)
 {
 	static const int order[] = {
 		K_EVENT, K_CHANNEL, K_METACHAN, K_SESSION, K_STREAM, K_MSTREAM, K_TPLIST,
-		K_SCLIST, K_ROOT,
+		K_SCLIST, K_NOTIFIER, K_NOTIF, K_COUNTER, K_GROUP, K_ROOT,
 	};
 	size_t i;
 
@@ -2838,8 +2951,8 @@ static void fuzz(void)
 	/* Close whatever is left, streams last, as a consumer would. */
 	for (kind = 0; kind < NR_KINDS; kind++) {
 		static const int order[] = {
-			K_EVENT, K_CHANNEL, K_METACHAN, K_SESSION, K_TPLIST, K_SCLIST, K_ROOT,
-			K_STREAM, K_MSTREAM,
+			K_EVENT, K_CHANNEL, K_METACHAN, K_SESSION, K_TPLIST, K_SCLIST,
+			K_NOTIFIER, K_NOTIF, K_COUNTER, K_GROUP, K_ROOT, K_STREAM, K_MSTREAM,
 		};
 
 		for (i = 0; i < POOL; i++) {
