@@ -8,12 +8,14 @@
 #   an element of it and a missing field (unavailable) on task_rename, a
 #   system call's argument behind a filter, an exec's file name and pid.
 #   "lttng list-triggers" then shows no error, and "remove-trigger" closes
-#   the kernel event notifier.
+#   the kernel event notifier.  With lttng-sessiond stopped, 200
+#   notifications meet the 128 slots of the queue: list-triggers reports
+#   the 72 others as discarded.
 # requires: lttng-tools 2.13, notify_client, filter_workload
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/lttng_env.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-ktap_plan 5
+ktap_plan 6
 
 command -v lttng-sessiond >/dev/null || ktap_skip_all "lttng-tools not installed"
 lttng_setup /tmp/triggers
@@ -118,5 +120,19 @@ before=$(notifier_fds)
 for t in ren cls exe; do lt lttng remove-trigger $t; done
 after=$(notifier_fds)
 check remove_trigger_releases "$before $after" "3 0"
+# 6. A full queue is counted: with lttng-sessiond stopped, 200 notifications
+#    meet a queue of 128 slots; list-triggers then reports the other 72.
+lt lttng add-trigger --name full --condition event-rule-matches \
+	--type=kernel:syscall:entry --name=close --filter='fd >= 100000' --action notify
+sd=$(pgrep -o lttng-sessiond)
+kill -STOP "$sd"
+for i in $(seq 10); do "$here/filter_workload" || echo "# filter_workload failed"; done
+kill -CONT "$sd"
+sleep 1
+lttng list-triggers >"$top/list-full" 2>&1
+sed 's/^/# /' "$top/list-full" >>"$log"
+got=$(sed -n 's/^ *discarded tracer messages: //p' "$top/list-full")
+check queue_full_counted "${got:-none}" 72
+lt lttng remove-trigger full
 lttng_teardown
 ktap_exit
