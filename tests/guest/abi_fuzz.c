@@ -55,6 +55,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "lttng_abi.h"
@@ -485,14 +486,17 @@ static void put_str(const char *s)
 
 static void put_num(long n)
 {
+	unsigned long u = n < 0 ? -(unsigned long)n : (unsigned long)n;
 	char b[24];
 	int i = sizeof(b);
 
 	b[--i] = 0;
 	do {
-		b[--i] = '0' + n % 10;
-		n /= 10;
-	} while (n && i > 0);
+		b[--i] = '0' + u % 10;
+		u /= 10;
+	} while (u && i > 1);
+	if (n < 0)
+		b[--i] = '-';
 	put_str(b + i);
 }
 
@@ -2442,14 +2446,39 @@ static void on_alarm(int sig)
 
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
-	(void)uc;
+	const ucontext_t *ctx = uc;
+	size_t k;
+
 	if (probe_env)
 		siglongjmp(*probe_env, sig);
 	put_str("# fatal signal ");
 	put_num(sig);
 	put_str(" at address ");
 	put_num((long)si->si_addr);
+	/* Where, as an offset from on_fault(): addr2line finds it in the binary. */
+	put_str(", ip on_fault");
+	if ((long)ctx->uc_mcontext.gregs[REG_RIP] >= (long)on_fault)
+		put_str("+");
+	put_num((long)ctx->uc_mcontext.gregs[REG_RIP] - (long)on_fault);
+	put_str(", thread ");
+	put_num(gettid());
 	put_str("\n");
+	/* What each thread was doing (async-signal-safe writes only). */
+	for (k = 0; k < ARRAY_SIZE(acts); k++) {
+		if (!acts[k].tid || !atomic_load(&acts[k].since))
+			continue;
+		put_str("# in a call: tid ");
+		put_num(acts[k].tid);
+		put_str(" ");
+		put_str(acts[k].op ? acts[k].op : "?");
+		put_str(" ");
+		put_str(acts[k].nr ? cmd_name(acts[k].nr) : "");
+		put_str(" on a ");
+		put_str(kind_name[acts[k].kind]);
+		put_str(" fd, iteration ");
+		put_num(acts[k].iter);
+		put_str("\n");
+	}
 	emit_remaining_async("the test crashed");
 	_exit(1);
 }
