@@ -1408,11 +1408,17 @@ static void check_out_value(struct thr *t, int i, const struct slot *s, uint32_t
 			    const unsigned char *p)
 {
 	/* An overwrite buffer maps the reader's spare sub-buffer too. */
-	unsigned long v, buf = s->subbuf * (s->nsub + s->overwrite);
-	uint32_t w[2];
+	unsigned long v = 0, buf = s->subbuf * (s->nsub + s->overwrite);
+	const struct cmd *c = find_cmd(nr);
+	/*
+	 * Only the bytes the command writes: a 4-byte answer placed right
+	 * before the guard page (AV_GUARD_EXACT) has nothing readable after.
+	 */
+	size_t n = c && c->size < sizeof(v) ? c->size : sizeof(v);
+	uint32_t w[2] = { 0, 0 };
 
-	memcpy(&v, p, sizeof(v));
-	memcpy(w, p, sizeof(w));
+	memcpy(&v, p, n);
+	memcpy(w, p, n);
 	switch (nr) {
 	case NR_TRACER_VERSION:
 	case NR_ABI_VERSION:
