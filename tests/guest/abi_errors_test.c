@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -462,7 +463,9 @@ TEST_F(abi, filter_bytecode_is_checked)
  * notifications come out, each with the notifier's token, and the
  * counter's bucket of the notifier says 72, the rest; COUNTER_CLEAR sets
  * it back to 0; a bucket past the counter is EINVAL.  A CAPTURE that is
- * not a field reference is EINVAL, and CAPTURE on a channel's event too.
+ * not a field reference is EINVAL, and CAPTURE on a channel's event too;
+ * after ENABLE it is EBUSY.  Once the group is closed, a blocking read of
+ * the drained notification fd returns 0 and poll() says POLLHUP.
  */
 TEST_F(abi, notifier_queue_counts_what_it_drops)
 {
@@ -473,6 +476,7 @@ TEST_F(abi, notifier_queue_counts_what_it_drops)
 	struct notification_hdr h;
 	struct filter_arg f;
 	struct event_conf ev;
+	struct pollfd pfd;
 	int group, notif, counter, nf, event, n, i, tokens_ok = 0;
 
 	group = ioctl(self->proc, LTTNG_EVENT_NOTIFIER_GROUP_CREATE);
@@ -523,6 +527,12 @@ TEST_F(abi, notifier_queue_counts_what_it_drops)
 	EXPECT_EQ(EINVAL, errno);
 	close(event);
 	ASSERT_EQ(0, ioctl(nf, LTTNG_ENABLE));
+	/* Captures are linked at the first ENABLE: no more after it. */
+	memset(&f, 0, sizeof(f));
+	fput_code(&f, "oowo", 81 /* GET_PAYLOAD_ROOT */, F_GET_SYMBOL, 2, F_RETURN);
+	fput_reloc(&f, 1, "ret");
+	EXPECT_EQ(-1, ioctl(nf, LTTNG_CAPTURE, &f));
+	EXPECT_EQ(EBUSY, errno);
 
 	for (i = 0; i < 200; i++)
 		syscall(SYS_getppid);
@@ -550,10 +560,17 @@ TEST_F(abi, notifier_queue_counts_what_it_drops)
 	agg.indexes[0] = 16;
 	EXPECT_EQ(-1, ioctl(counter, LTTNG_COUNTER_AGGREGATE, &agg));
 	EXPECT_EQ(EINVAL, errno);
+	/* The group closed (its last notifier first): end of the stream. */
 	close(nf);
+	close(group);
+	fcntl(notif, F_SETFL, 0);
+	EXPECT_EQ(0, read(notif, &h, sizeof(h)));
+	pfd.fd = notif;
+	pfd.events = POLLIN;
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+	EXPECT_TRUE(pfd.revents & POLLHUP);
 	close(counter);
 	close(notif);
-	close(group);
 }
 
 /*
