@@ -4,6 +4,7 @@
 #   session records every trace event and every system call with the pid
 #   and procname contexts: the session's commands all succeed, trinity
 #   makes the calls it was asked for, babeltrace2 reads the whole trace
+#   (bounded to 4 rotating files of 16 MiB per CPU)
 #   (nothing on stderr but discarded-events warnings), the trace holds
 #   system call events of trinity's processes (pid and procname of the
 #   processes seen running), the kernel logs no warning, the session's
@@ -39,7 +40,10 @@ refs_before=$(refs)
 dmesg_lines=$(dmesg | wc -l)
 ok=1
 run lttng create t -o "$top/trace" || ok=0
-run lttng enable-channel -k c --subbuf-size 256k --num-subbuf 8 || ok=0
+# The trace is bounded (4 files of 16 MiB per CPU, the oldest reused): on
+# the debug kernel, lockdep's events alone filled the guest's tmpfs.
+run lttng enable-channel -k c --subbuf-size 256k --num-subbuf 8 \
+	--tracefile-size 16M --tracefile-count 4 || ok=0
 run lttng enable-event -k -c c -a || ok=0
 run lttng add-context -k -c c -t pid -t procname || ok=0
 run lttng start || ok=0
