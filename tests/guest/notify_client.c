@@ -15,10 +15,28 @@
 #include <unistd.h>
 #include <lttng/lttng.h>
 
-static void print_value(const struct lttng_event_field_value *v)
+static void print_value(const struct lttng_event_field_value *v);
+
+/* Each element of the array @v, " unavailable" for a missing one. */
+static void print_elements(const struct lttng_event_field_value *v)
 {
 	const struct lttng_event_field_value *e;
 	unsigned int i, n;
+
+	if (lttng_event_field_value_array_get_length(v, &n) !=
+	    LTTNG_EVENT_FIELD_VALUE_STATUS_OK)
+		return;
+	for (i = 0; i < n; i++) {
+		if (lttng_event_field_value_array_get_element_at_index(v, i, &e) ==
+		    LTTNG_EVENT_FIELD_VALUE_STATUS_OK)
+			print_value(e);
+		else
+			printf(" unavailable");
+	}
+}
+
+static void print_value(const struct lttng_event_field_value *v)
+{
 	const char *s;
 	uint64_t u;
 	int64_t d;
@@ -37,15 +55,8 @@ static void print_value(const struct lttng_event_field_value *v)
 		printf(" str:%s", s);
 		break;
 	case LTTNG_EVENT_FIELD_VALUE_TYPE_ARRAY:
-		lttng_event_field_value_array_get_length(v, &n);
 		printf(" [");
-		for (i = 0; i < n; i++) {
-			if (lttng_event_field_value_array_get_element_at_index(v, i, &e) ==
-			    LTTNG_EVENT_FIELD_VALUE_STATUS_OK)
-				print_value(e);
-			else
-				printf(" unavailable");
-		}
+		print_elements(v);
 		printf(" ]");
 		break;
 	default:
@@ -62,14 +73,14 @@ static void timeout(int sig)
 
 int main(int argc, char **argv)
 {
-	const struct lttng_event_field_value *vals, *e;
+	const struct lttng_event_field_value *vals;
 	const struct lttng_condition *cond = NULL;
 	struct lttng_notification_channel *ch;
 	struct lttng_notification *notif;
 	enum lttng_notification_channel_status st;
 	struct lttng_triggers *triggers;
 	const struct lttng_trigger *t;
-	unsigned int i, n, k, got = 0, want;
+	unsigned int i, n, got = 0, want;
 	const char *name;
 
 	if (argc != 3) {
@@ -115,17 +126,8 @@ int main(int argc, char **argv)
 		printf("notification:");
 		if (lttng_evaluation_event_rule_matches_get_captured_values(
 			    lttng_notification_get_evaluation(notif), &vals) ==
-		    LTTNG_EVALUATION_EVENT_RULE_MATCHES_STATUS_OK &&
-		    lttng_event_field_value_array_get_length(vals, &k) ==
-		    LTTNG_EVENT_FIELD_VALUE_STATUS_OK) {
-			for (i = 0; i < k; i++) {
-				if (lttng_event_field_value_array_get_element_at_index(vals, i, &e) ==
-				    LTTNG_EVENT_FIELD_VALUE_STATUS_OK)
-					print_value(e);
-				else
-					printf(" unavailable");
-			}
-		}
+		    LTTNG_EVALUATION_EVENT_RULE_MATCHES_STATUS_OK)
+			print_elements(vals);
 		printf("\n");
 		fflush(stdout);
 		lttng_notification_destroy(notif);
