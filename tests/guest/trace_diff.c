@@ -46,7 +46,8 @@
  *    higher LEVEL than the event before them may come before that event
  *    in LTTng (or end the LTTng window, the event itself coming after
  *    "lttng stop"; or, right after the first LTTng event, be missing, as
- *    they came before "lttng start").  Each such block is counted.
+ *    they came before "lttng start").  Each such block is counted; the
+ *    same rule holds inside a block (an interrupt in a softirq).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -1102,18 +1103,30 @@ static bool same(const struct rec *f, const struct rec *l, struct match *m)
  * the file, f[*i + 1 .. *i + k] of a higher level than f[*i], recorded by
  * LTTng before f[*i] (or f[*i] not at all, at the end of the window; or,
  * at its start, the block not at all).  Steps over it, or returns false.
+ * The block is compared with the same rule, one level up: a softirq runs
+ * with interrupts on, so an interrupt can come between the two probes of
+ * an event of the block too (seen on the debug kernel, whose slow softirqs
+ * take many timer interrupts).
  */
 static bool nested_block(const struct rec *f, size_t nf, const struct rec *l,
 			 size_t nl, size_t *i, size_t *j, struct match *m)
 {
-	size_t k;
+	size_t fi = *i + 1, lj = *j;
+	unsigned long inner = 0;
 
-	for (k = 1; *i + k < nf && f[*i + k].level > f[*i].level; k++) {
-		if (*j + k - 1 >= nl || !same(&f[*i + k], &l[*j + k - 1], m))
+	while (fi < nf && f[fi].level > f[*i].level && lj < nl) {
+		if (same(&f[fi], &l[lj], m)) {
+			fi++;
+			lj++;
+		} else if (nested_block(f, nf, l, nl, &fi, &lj, m)) {
+			inner++;
+		} else {
 			break;
-		if (*j + k == nl || same(&f[*i], &l[*j + k], m)) {
-			*i += k + 1;
-			*j = *j + k == nl ? nl : *j + k + 1;
+		}
+		if (lj == nl || same(&f[*i], &l[lj], m)) {
+			*i = fi;
+			*j = lj == nl ? nl : lj + 1;
+			m->reordered += inner;
 			return true;
 		}
 	}
