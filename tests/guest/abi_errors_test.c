@@ -284,6 +284,89 @@ TEST_F(abi, metadata_check_marks_the_last_packet)
 	close(event);
 }
 
+/* Reads @mstream's packets while there are any; each one's version in @v. */
+static int metadata_drain(int mstream, uint64_t *v, int *nv)
+{
+	int n = 0;
+
+	while (!ioctl(mstream, RB_GET_NEXT_SUBBUF)) {
+		if (ioctl(mstream, RB_GET_METADATA_VERSION, &v[n < 63 ? n : 63]))
+			return -1;
+		n++;
+		if (ioctl(mstream, RB_PUT_NEXT_SUBBUF))
+			return -1;
+	}
+	*nv = n;
+	return errno == EAGAIN ? 0 : -1;
+}
+
+/*
+ * SESSION_METADATA_REGEN: EBUSY unless the session is active; then the
+ * whole text again, under version 1 from the first packet the reader
+ * takes after it; two more make version 3, whose first packet, held
+ * across a fourth, still says 3; then version 4 comes whole.
+ */
+TEST_F(abi, metadata_regen_restarts_the_text)
+{
+	struct channel_conf c = good_conf();
+	int meta, mstream, event, n0, n1, n3, i;
+	uint64_t v0[64], v1[64], v3[64], held = 9;
+	struct event_conf ev;
+
+	/* Events enough for a text of several packets. */
+	memset(&ev, 0, sizeof(ev));
+	strcpy(ev.name, "sched_*");
+	event = ioctl(self->chan, LTTNG_EVENT, &ev);
+	ASSERT_LE(0, event) TH_LOG("EVENT: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(event, LTTNG_ENABLE));
+	meta = ioctl(self->session, LTTNG_METADATA, &c);
+	ASSERT_LE(0, meta) TH_LOG("METADATA: %s", strerror(errno));
+	mstream = ioctl(meta, LTTNG_STREAM);
+	ASSERT_LE(0, mstream);
+	EXPECT_EQ(-1, ioctl(self->session, LTTNG_SESSION_METADATA_REGEN));
+	EXPECT_EQ(EBUSY, errno);
+	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_START));
+	ASSERT_EQ(0, metadata_drain(mstream, v0, &n0)) TH_LOG("%s", strerror(errno));
+	ASSERT_LE(2, n0);
+	for (i = 0; i < n0 && i < 64; i++)
+		EXPECT_EQ(0, v0[i]);
+
+	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_METADATA_REGEN))
+		TH_LOG("METADATA_REGEN: %s", strerror(errno));
+	ASSERT_EQ(0, metadata_drain(mstream, v1, &n1)) TH_LOG("%s", strerror(errno));
+	EXPECT_LE(2, n1) TH_LOG("%d packets after the regeneration", n1);
+	for (i = 0; i < n1 && i < 64; i++)
+		EXPECT_EQ(1, v1[i]) TH_LOG("packet %d of %d", i, n1);
+
+	/* The first packet of version 3 read, then held across a regeneration. */
+	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_METADATA_REGEN));
+	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_METADATA_REGEN));
+	ASSERT_EQ(0, ioctl(mstream, RB_GET_NEXT_SUBBUF));
+	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_METADATA_REGEN));
+	EXPECT_EQ(0, ioctl(mstream, RB_GET_METADATA_VERSION, &held));
+	EXPECT_EQ(3, held);
+	ASSERT_EQ(0, ioctl(mstream, RB_PUT_NEXT_SUBBUF));
+	ASSERT_EQ(0, metadata_drain(mstream, v3, &n3)) TH_LOG("%s", strerror(errno));
+	/*
+	 * Text is pushed a packet at a time, as the reader asks: once the
+	 * held packet is read, the rest of version 3 gives way to the whole
+	 * of version 4, as many packets as version 1 had, give or take the
+	 * one the digits of the clock offset can move across a boundary.
+	 */
+	ASSERT_GE(64, n3);
+	for (i = 0; i < n3; i++)
+		EXPECT_EQ(4, v3[i]) TH_LOG("packet %d of %d", i, n3);
+	EXPECT_LE(n1 - 1, n3) TH_LOG("%d packets of version 4, %d of version 1", n3, n1);
+	EXPECT_GE(n1 + 1, n3) TH_LOG("%d packets of version 4, %d of version 1", n3, n1);
+
+	ASSERT_EQ(0, ioctl(self->session, LTTNG_SESSION_STOP));
+	EXPECT_EQ(-1, ioctl(self->session, LTTNG_SESSION_METADATA_REGEN));
+	EXPECT_EQ(EBUSY, errno);
+	close(mstream);
+	close(meta);
+	close(event);
+}
+
 /* A FILTER argument: the header, then code and relocation table. */
 struct filter_arg {
 	uint32_t len;

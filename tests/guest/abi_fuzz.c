@@ -590,10 +590,11 @@ static bool is_pow2(uint64_t v)
  *               GET_MMAP_READ_OFFSET of a splice channel, an unaligned GET_SUBBUF
  *   EFAULT      every copy_from_user(), memdup_user(), get_user(), put_user()
  *   EOPNOTSUPP  an unsupported instrumentation or context, TRACK_PID
- *               of one process, METADATA_REGEN
+ *               of one process
  *   EPERM       CONTEXT once the session has been active
  *   EEXIST      CONTEXT added twice, a second FILTER
- *   EBUSY       FILTER after ENABLE, SESSION_START twice, SESSION_STOP of a stopped session, a
+ *   EBUSY       FILTER after ENABLE, SESSION_START twice, SESSION_STOP of a stopped session,
+ *               METADATA_REGEN of a session not started, a
  *               buffer that already has its reader, GET_NEXT_SUBBUF and
  *               GET_SUBBUF while a sub-buffer is held, METADATA_CACHE_DUMP
  *               before everything was consumed, a metadata push that finds

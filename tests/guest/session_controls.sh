@@ -43,6 +43,12 @@
 #   live: a live session (live timer 1 s) read by "babeltrace2
 #     --input-format=lttng-live" while it runs: the reader shows every
 #     event of a workload within 4 s of its end, before the session stops.
+#   regenerate_metadata: the wall clock set one day ahead during a
+#     running session, then "lttng regenerate metadata": the trace's
+#     metadata (babeltrace2 -o ctf-metadata) is one text, not two, whose
+#     clock offset is the new wall clock minus the uptime (within 2 s;
+#     the old one is a day off), and the two workloads recorded before
+#     and after are both whole.
 # requires: lttng-tools 2.13 (lttng-relayd too), babeltrace2, strace,
 #   taskset, 2 CPUs, tracer_bench next to this script, root
 . "$(dirname "$0")/ktap.sh"
@@ -50,7 +56,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 cases="rotate rotate_timer rotate_size clear_running clear_stopped snapshot
 	num_subbuf_1 flight_recorder relay_stream relay_clear relay_snapshot
-	relay_netns live"
+	relay_netns live regenerate_metadata"
 ktap_plan "$(wc -w <<<"$cases")"
 
 skip_all() { ktap_skip_all "$1" $cases; }
@@ -437,6 +443,35 @@ live_case() {
 	[ "$got" = "150 150" ] && [ "$t0" -le 4 ] && expect "$top/live.txt" "$a" 150
 }
 
+# regenerate_metadata: the clock offset measured again, the file rewritten.
+regenerate_metadata_case() {
+	local a b up want got n t=$top/rg.txt m=$top/rg.meta
+	session rg -o "$top/rg" || return 1
+	lt lttng start || return 1
+	getppid_work 100
+	a=$pid
+	date -s "@$(($(date +%s) + 86400))" >/dev/null || return 1
+	lt lttng regenerate metadata
+	n=$?
+	read -r up _ </proc/uptime
+	want=$(($(date +%s) - ${up%.*}))
+	date -s "@$(($(date +%s) - 86400))" >/dev/null
+	[ "$n" = 0 ] || return 1
+	getppid_work 200
+	b=$pid
+	lt lttng stop && lt lttng destroy || return 1
+	read_trace "$top/rg" "$t" || return 1
+	babeltrace2 -o ctf-metadata "$top/rg/kernel" >"$m" || return 1
+	got=$(sed -n 's/^[[:space:]]*offset_s = \([0-9-]*\);.*/\1/p' "$m")
+	echo "# clock blocks: $(grep -c '^clock {' "$m"), trace blocks:" \
+		"$(grep -c '^trace {' "$m"), offset_s $got, want $want +- 2"
+	[ "$(grep -c '^clock {' "$m")" = 1 ] &&
+		[ "$(grep -c '^trace {' "$m")" = 1 ] &&
+		[ -n "$got" ] && [ "$got" -ge $((want - 2)) ] &&
+		[ "$got" -le $((want + 2)) ] &&
+		expect "$t" "$a" 100 && expect "$t" "$b" 200
+}
+
 rotate_case
 ktap_status rotate $?
 rotate_timer_case
@@ -469,6 +504,8 @@ relay_netns_case
 ktap_status relay_netns $?
 live_case
 ktap_status live $?
+regenerate_metadata_case
+ktap_status regenerate_metadata $?
 pkill lttng-relayd
 
 lttng destroy -a >/dev/null 2>&1
