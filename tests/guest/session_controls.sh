@@ -49,6 +49,8 @@
 #     clock offset is the new wall clock minus the uptime (within 2 s;
 #     the old one is a day off), and the two workloads recorded before
 #     and after are both whole.
+#   relay_regenerate_metadata: the same for a session streamed to
+#     lttng-relayd, whose copy of the metadata is rewritten too.
 # requires: lttng-tools 2.13 (lttng-relayd too), babeltrace2, strace,
 #   taskset, 2 CPUs, tracer_bench next to this script, root
 . "$(dirname "$0")/ktap.sh"
@@ -56,7 +58,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 cases="rotate rotate_timer rotate_size clear_running clear_stopped snapshot
 	num_subbuf_1 flight_recorder relay_stream relay_clear relay_snapshot
-	relay_netns live regenerate_metadata"
+	relay_netns live regenerate_metadata relay_regenerate_metadata"
 ktap_plan "$(wc -w <<<"$cases")"
 
 skip_all() { ktap_skip_all "$1" $cases; }
@@ -443,10 +445,12 @@ live_case() {
 	[ "$got" = "150 150" ] && [ "$t0" -le 4 ] && expect "$top/live.txt" "$a" 150
 }
 
-# regenerate_metadata: the clock offset measured again, the file rewritten.
+# regenerate_metadata NAME CREATE-OPTIONS...: the clock offset measured
+# again, the metadata file rewritten (lttng-relayd's too, for net://).
 regenerate_metadata_case() {
-	local a b up want got n t=$top/rg.txt m=$top/rg.meta
-	session rg -o "$top/rg" || return 1
+	local name=$1 a b up want got n dir t=$top/$1.txt m=$top/$1.meta
+	shift
+	session "$name" "$@" || return 1
 	lt lttng start || return 1
 	getppid_work 100
 	a=$pid
@@ -460,8 +464,10 @@ regenerate_metadata_case() {
 	getppid_work 200
 	b=$pid
 	lt lttng stop && lt lttng destroy || return 1
-	read_trace "$top/rg" "$t" || return 1
-	babeltrace2 -o ctf-metadata "$top/rg/kernel" >"$m" || return 1
+	dir=$top/$name
+	[ "$1" = -o ] || dir=$(relayed "$name")
+	read_trace "$dir" "$t" || return 1
+	babeltrace2 -o ctf-metadata "$dir/kernel" >"$m" || return 1
 	got=$(sed -n 's/^[[:space:]]*offset_s = \([0-9-]*\);.*/\1/p' "$m")
 	echo "# clock blocks: $(grep -c '^clock {' "$m"), trace blocks:" \
 		"$(grep -c '^trace {' "$m"), offset_s $got, want $want +- 2"
@@ -504,8 +510,10 @@ relay_netns_case
 ktap_status relay_netns $?
 live_case
 ktap_status live $?
-regenerate_metadata_case
+regenerate_metadata_case rg -o "$top/rg"
 ktap_status regenerate_metadata $?
+regenerate_metadata_case rrg --set-url net://127.0.0.1
+ktap_status relay_regenerate_metadata $?
 pkill lttng-relayd
 
 lttng destroy -a >/dev/null 2>&1
