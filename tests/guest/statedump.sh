@@ -21,7 +21,8 @@
 #     and the file_table_address of its process_state; this shell's fd
 #     255 (bash's script, close-on-exec) has the flags of fdinfo,
 #     O_CLOEXEC included.
-#   interrupts: the (irq, action) pairs are those of /proc/interrupts.
+#   interrupts: the (irq, chip, action) triples are those of
+#     /sys/kernel/irq (/proc/interrupts hides some lines, cascade's).
 #   network: lo is 127.0.0.1 (2130706433).
 #   cpus: one cpu_topology per possible CPU; each online one with the
 #     vendor, family, model, model name, physical id, core id and cores of
@@ -229,21 +230,20 @@ files_case
 ktap_status files $?
 
 interrupts_case() {
+	local d irq a
 	grep "lttng_statedump_interrupt:" "$first" | while read -r l; do
-		echo "$(val "$l" irq) $(val "$l" action | tr -d '"')"
+		echo "$(val "$l" irq) $(val "$l" name | tr -d '"') $(val "$l" action | tr -d '"')"
 	done | sort >"$top/irq.trace"
-	# /proc/interrupts: "IRQ: counts... chip ... action[, action...]"; the
-	# actions follow the hwirq-and-type column.
-	awk -v ncpu="$(head -1 /proc/interrupts | wc -w)" '$1 ~ /^[0-9]+:$/ {
-		irq = substr($1, 1, length($1) - 1)
-		line = $0
-		sub(/^[^:]*:/, "", line)
-		for (i = 0; i < ncpu + 2; i++) sub(/^[ \t]*[^ \t]+/, "", line)
-		n = split(line, acts, ",")
-		for (i = 1; i <= n; i++) { a = acts[i]; gsub(/^[ \t]+|[ \t]+$/, "", a); print irq, a }
-	}' /proc/interrupts | sort >"$top/irq.proc"
-	echo "# $(wc -l <"$top/irq.proc") actions in /proc/interrupts, $(wc -l <"$top/irq.trace") dumped"
-	diff "$top/irq.proc" "$top/irq.trace" >"$top/irq.diff" && [ -s "$top/irq.proc" ] && return 0
+	# /sys/kernel/irq/N: every descriptor, with its chip and its actions
+	# (comma-separated), those /proc/interrupts hides included.
+	for d in /sys/kernel/irq/*; do
+		irq=${d##*/}
+		tr ',' '\n' <"$d/actions" | while read -r a; do
+			[ -n "$a" ] && echo "$irq $(cat "$d/chip_name") $a"
+		done
+	done | sort >"$top/irq.sys"
+	echo "# $(wc -l <"$top/irq.sys") actions in /sys/kernel/irq, $(wc -l <"$top/irq.trace") dumped"
+	diff "$top/irq.sys" "$top/irq.trace" >"$top/irq.diff" && [ -s "$top/irq.sys" ] && return 0
 	sed 's/^/# /' "$top/irq.diff" | head -10
 	return 1
 }
