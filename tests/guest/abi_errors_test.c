@@ -490,11 +490,11 @@ TEST_F(abi, filter_bytecode_is_checked)
 	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &f));
 	EXPECT_EQ(EINVAL, errno);
 
-	/* prev_pid == 5, as lttng-tools compiles it */
+	/* prev_tid == 5, as lttng-tools compiles it */
 	memset(&f, 0, sizeof(f));
 	fput_code(&f, "owoqoo", F_LOAD_FIELD_REF, 0xffff, F_LOAD_S64, (uint64_t)5, F_EQ,
 		  F_RETURN);
-	fput_reloc(&f, 0, "prev_pid");
+	fput_reloc(&f, 0, "prev_tid");
 	EXPECT_EQ(0, ioctl(event, LTTNG_FILTER, &f)) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ(-1, ioctl(event, LTTNG_FILTER, &f));
 	EXPECT_EQ(EEXIST, errno);
@@ -520,7 +520,7 @@ TEST_F(abi, filter_bytecode_is_checked)
 	/* A relocation of an instruction that is not a reference. */
 	memset(&f, 0, sizeof(f));
 	fput_code(&f, "oqo", F_LOAD_S64, (uint64_t)1, F_RETURN);
-	fput_reloc(&f, 0, "prev_pid");
+	fput_reloc(&f, 0, "prev_tid");
 	EXPECT_EQ(EINVAL, filter_on_new_event(self->chan, &f));
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -605,7 +605,7 @@ TEST_F(abi, notifier_queue_counts_what_it_drops)
 	ASSERT_LE(0, event);
 	memset(&f, 0, sizeof(f));
 	fput_code(&f, "oowo", 81 /* GET_PAYLOAD_ROOT */, F_GET_SYMBOL, 2, F_RETURN);
-	fput_reloc(&f, 1, "prev_pid");
+	fput_reloc(&f, 1, "prev_tid");
 	EXPECT_EQ(-1, ioctl(event, LTTNG_CAPTURE, &f));
 	EXPECT_EQ(EINVAL, errno);
 	close(event);

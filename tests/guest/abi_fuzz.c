@@ -781,7 +781,7 @@ static bool fd_is_lttng(long fd)
 
 static const char *const tp_names[] = {
 	"sched_switch", "sched_wakeup", "sched_wak*", "sched_process_*", "sched_process_fork",
-	"hrtimer_*", "irq_handler_*", "signal_*", "no_such_event", "sched_switch",
+	"timer_hrtimer_*", "irq_handler_*", "signal_*", "no_such_event", "sched_switch",
 };
 
 static const char *const sc_names[] = {
@@ -840,7 +840,7 @@ static void valid_event(struct thr *t, struct event_conf *ev)
  */
 static size_t valid_filter(struct thr *t, unsigned char *code, struct filter_hdr *fh)
 {
-	static const char *const fields[] = { "prev_pid", "next_comm", "prev_state", "fd",
+	static const char *const fields[] = { "prev_tid", "next_comm", "prev_state", "fd",
 		"filename", "ret", "nosuchfield", "ip", "msg" };
 	const char *field = fields[rn(t, ARRAY_SIZE(fields))];
 	uint64_t v = rn(t, 2) ? rn(t, 3) : r64(t);
@@ -907,7 +907,7 @@ static size_t valid_filter(struct thr *t, unsigned char *code, struct filter_hdr
  */
 static size_t valid_capture(struct thr *t, unsigned char *b)
 {
-	static const char *const names[] = { "prev_comm", "prev_pid", "next_comm", "fd",
+	static const char *const names[] = { "prev_comm", "prev_tid", "next_comm", "fd",
 		"filename", "nosuchfield", "procname", "vtid" };
 	const char *name = names[rn(t, ARRAY_SIZE(names))];
 	unsigned char *code = b + sizeof(struct filter_hdr);

@@ -213,7 +213,7 @@ case_state() {
 	expect "wakefifo workload status" "$st_wake" 0
 	waker=$(kv "$out_wake" waker)
 	wakee=$(kv "$out_wake" wakee)
-	lines=$(events "$top/ctx.ev" ev=sched_wakeup "C.tid=$waker" "F.pid=$wakee")
+	lines=$(events "$top/ctx.ev" ev=sched_wakeup "C.tid=$waker" "F.tid=$wakee")
 	expect_all "$lines" C.need_reschedule 1
 	expect_all "$lines" C.interruptible 0
 	expect_all "$lines" C.preemptible 0
@@ -226,7 +226,7 @@ case_state() {
 	# parent is runnable, so __schedule() never drops the runqueue lock
 	# (no idle balancing) and nothing can mark the wakee between the
 	# clearing of its flag and the event.
-	lines=$(events "$top/ctx.ev" ev=sched_switch "F.prev_pid=$wakee")
+	lines=$(events "$top/ctx.ev" ev=sched_switch "F.prev_tid=$wakee")
 	# At least the n blocking ones; a preemption before the child became
 	# SCHED_FIFO can add one.
 	expect "at least $n sched_switch events of the wakee" \
@@ -243,7 +243,7 @@ case_state() {
 	expect_all "$lines" C.interruptible 1
 	expect_all "$lines" C.migratable 1
 	expect_all "$lines" C.preemptible $pre
-	[ $bad = 0 ] || show ctx "sched_wakeup.* pid = $wakee,"
+	[ $bad = 0 ] || show ctx "sched_wakeup.* tid = $wakee,"
 	[ $bad = 0 ]
 }
 

@@ -33,6 +33,10 @@
 . "$(dirname "$0")/lttng_env.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 td=$here/trace_diff
+# LTTng records the events lttng-modules renames or changes as
+# lttng-modules does: trace_diff maps them back to the kernel's names,
+# fields and values with the tests' copy of those differences.
+export LTTNG_MODULES_MAP=$here/lttng_modules.map
 systems="sched irq irq_vectors timer signal block kmem workqueue task module net
 	raw_syscalls exceptions mmap maple_tree mmap_lock rseq tlb power filemap
 	filelock oom cgroup sock tcp icmp skb fib"
@@ -83,6 +87,12 @@ for s in $systems; do
 	fi
 done
 cat $top/names.* >$top/names.all
+
+# lttng_names: the kernel event names on stdin as LTTng lists them.
+lttng_names() {
+	awk 'NR == FNR { if ($1 !~ /^#/ && NF > 1) { sub(/^[^:]*:/, "", $1); m[$1] = $2 }; next }
+		{ print ($1 in m) ? m[$1] : $1 }' "$LTTNG_MODULES_MAP" -
+}
 
 # ftrace's events are enabled first, so that its probe runs before
 # LTTng's on every tracepoint (see trace_diff.c for the one reordering
@@ -174,7 +184,7 @@ insmod "$here/irq_work_kick.ko" 2>/dev/null || [ -e $kick ] || kick=
 ftrace_enable
 run lttng create d -o $top/lttng &&
 	run lttng enable-channel -k c0 --subbuf-size 1M --num-subbuf 8 &&
-	run lttng enable-event -k -c c0 "$(paste -sd, $top/names.all)" &&
+	run lttng enable-event -k -c c0 "$(lttng_names <$top/names.all | paste -sd,)" &&
 	echo 1 >$tfs/tracing_on &&
 	run lttng start && session_ok=1
 if [ $session_ok = 1 ]; then

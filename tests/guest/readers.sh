@@ -35,7 +35,7 @@ lttng_setup /tmp/readers
 run lttng create rd -o "$top/trace" &&
 	run lttng enable-channel -k c --subbuf-size 2M --num-subbuf 8 &&
 	run lttng enable-event -k -c c 'sched_switch,sched_wakeup*,sched_process_*' &&
-	run lttng enable-event -k -c c 'irq_*,softirq_*,timer_*,hrtimer_*' &&
+	run lttng enable-event -k -c c 'irq_*,timer_*' &&
 	run lttng enable-event -k -c c 'task_*,signal_*,lttng_statedump_*' &&
 	run lttng enable-event -k -c c lttng_logger &&
 	run lttng enable-event -k -c c --syscall \

@@ -25,6 +25,12 @@
  *	FTRACE (ftrace lines of that CPU) named in NAMES.  Prints
  *	"compared=N reordered=R", or the first difference and exits 1.
  *
+ * With LTTNG_MODULES_MAP set to lttng_modules.map, LTTng's events are
+ * mapped back to the kernel's as that file says: 'ctf' writes the kernel's
+ * event and field names, priorities plus 100 and rwbs as the kernel's
+ * text, and leaves out the fields lttng-modules adds; 'ftrace' leaves out
+ * the kernel's fields lttng-modules does not record.  What is left must
+ * be the same.
  * Canonical values: integers in decimal, signed or not as the field is
  * (babeltrace2's hexadecimal converted); char arrays and dynamic char
  * arrays as a quoted string up to the first NUL, with backslash, quote and
@@ -521,11 +527,142 @@ static unsigned int level_of(unsigned int flags)
 	return 0;
 }
 
+/* lttng_modules.map (LTTNG_MODULES_MAP): how LTTng's events differ. */
+struct map_op {
+	char op;		/* '>' renamed, 'p' prio, 'r' rwbs, '-' not
+				 * recorded, '+' added */
+	char *kfield;		/* the kernel's name ('>', '-') */
+	char *field;		/* LTTng's name */
+};
+
+struct map_ev {
+	char *kname, *name;
+	unsigned int nr;
+	struct map_op *ops;
+};
+
+static struct map_ev *map;
+static size_t nr_map;
+
+static void load_map(void)
+{
+	const char *path = getenv("LTTNG_MODULES_MAP");
+	char *text, *line, *next, *w, *save, *colon, *gt;
+	struct map_ev *m;
+	struct map_op *o;
+
+	if (!path || !*path)
+		return;
+	text = read_file(path, NULL);
+	for (line = text; *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		if (*line == '#' || !*line)
+			continue;
+		w = strtok_r(line, " \t", &save);
+		colon = w ? strchr(w, ':') : NULL;
+		if (!colon)
+			die("%s: bad line '%s'", path, line);
+		map = xrealloc(map, (nr_map + 1) * sizeof(*map));
+		m = &map[nr_map++];
+		memset(m, 0, sizeof(*m));
+		m->kname = xstrndup(colon + 1, strlen(colon + 1));
+		w = strtok_r(NULL, " \t", &save);
+		if (!w)
+			die("%s: no LTTng name for %s", path, m->kname);
+		m->name = xstrndup(w, strlen(w));
+		while ((w = strtok_r(NULL, " \t", &save))) {
+			m->ops = xrealloc(m->ops, (m->nr + 1) * sizeof(*m->ops));
+			o = &m->ops[m->nr++];
+			memset(o, 0, sizeof(*o));
+			gt = strchr(w, '>');
+			if (gt) {
+				o->op = '>';
+				o->kfield = xstrndup(w, gt - w);
+				o->field = xstrndup(gt + 1, strlen(gt + 1));
+			} else if (*w == '-' || *w == '+') {
+				o->op = *w;
+				o->kfield = xstrndup(w + 1, strlen(w + 1));
+				o->field = xstrndup(w + 1, strlen(w + 1));
+			} else if (!strncmp(w, "prio:", 5) || !strncmp(w, "rwbs:", 5)) {
+				o->op = *w == 'p' ? 'p' : 'r';
+				o->field = xstrndup(w + 5, strlen(w + 5));
+				o->kfield = xstrndup(w + 5, strlen(w + 5));
+			} else {
+				die("%s: %s: bad field op '%s'", path, m->kname, w);
+			}
+		}
+	}
+}
+
+static const struct map_ev *map_find(const char *name, size_t len, bool lttng)
+{
+	const char *n;
+	size_t i;
+
+	for (i = 0; i < nr_map; i++) {
+		n = lttng ? map[i].name : map[i].kname;
+		if (strlen(n) == len && !strncmp(n, name, len))
+			return &map[i];
+	}
+	return NULL;
+}
+
+/* The op of @m on the field LTTng (@lttng) or the kernel calls @field. */
+static const struct map_op *map_op(const struct map_ev *m, const char *field,
+				   bool lttng)
+{
+	unsigned int i;
+
+	for (i = 0; m && i < m->nr; i++)
+		if (!strcmp(lttng ? m->ops[i].field : m->ops[i].kfield, field))
+			return &m->ops[i];
+	return NULL;
+}
+
+/* lttng-modules' rwbs bit mask as blk_fill_rwbs() writes the text. */
+static void rwbs_text(struct buf *out, unsigned long m)
+{
+	char s[12];
+	int i = 0;
+
+	if (m & 1024)
+		s[i++] = 'F';			/* preflush */
+	if (m & 1) {
+		s[i++] = 'W';
+	} else if (m & 2) {
+		s[i++] = 'D';
+		if (m & 128)
+			s[i++] = 'E';
+	} else if (m & 256) {
+		s[i++] = 'F';
+	} else if (m & 4) {
+		s[i++] = 'R';
+	} else {
+		s[i++] = 'N';
+	}
+	if (m & 512)
+		s[i++] = 'F';			/* FUA */
+	if (m & 8)
+		s[i++] = 'A';
+	if (m & 32)
+		s[i++] = 'S';
+	if (m & 64)
+		s[i++] = 'M';
+	s[i] = '\0';
+	buf_printf(out, "\"%s\"", s);
+}
+
 static void print_event(struct event **events, const struct rb_layout *l,
 			const unsigned char *rec, unsigned int len)
 {
 	static struct buf b;
 	const struct event *e;
+	const struct map_ev *m;
+	const struct map_op *o;
 	unsigned int id, i;
 
 	if (len < l->common_flags + 1 || len < l->common_type + 2)
@@ -535,9 +672,13 @@ static void print_event(struct event **events, const struct rb_layout *l,
 	if (!e)
 		die("an event of id %u, of none of the systems given", id);
 	b.len = 0;
+	m = map_find(e->name, strlen(e->name), false);
 	buf_printf(&b, "%u %s", level_of(rec[l->common_flags]), e->name);
-	for (i = 0; i < e->nr_fields; i++)
-		decode_field(&b, e->name, &e->fields[i], rec, len);
+	for (i = 0; i < e->nr_fields; i++) {
+		o = map_op(m, e->fields[i].name, false);
+		if (!o || o->op != '-')
+			decode_field(&b, e->name, &e->fields[i], rec, len);
+	}
 	puts(b.s);
 }
 
@@ -872,6 +1013,8 @@ static void ctf_line(struct parser *ps, struct buf *out)
 {
 	struct member *ctx = NULL, *pl = NULL;
 	unsigned int nr_ctx = 0, nr_pl = 0, i;
+	const struct map_ev *m;
+	const struct map_op *o;
 	const char *colon, *name;
 	long cpu = -1;
 
@@ -896,15 +1039,27 @@ static void ctf_line(struct parser *ps, struct buf *out)
 		parse_error(ps, "more than a packet context and a payload");
 	out->len = 0;
 	buf_printf(out, "%ld ", cpu);
-	buf_add(out, name, colon - name);
+	m = map_find(name, colon - name, true);
+	if (m)
+		buf_puts(out, m->kname);
+	else
+		buf_add(out, name, colon - name);
 	for (i = 0; i < nr_pl; i++) {
 		if (is_seq_length(pl, i, nr_pl)) {
 			if (strtoul(pl[i].value.s, NULL, 10) != pl[i + 1].nr)
 				parse_error(ps, "a sequence length that is not its length");
 			continue;
 		}
-		buf_printf(out, " %s=", pl[i].name);
-		buf_puts(out, pl[i].value.s);
+		o = map_op(m, pl[i].name, true);
+		if (o && o->op == '+')
+			continue;
+		buf_printf(out, " %s=", o ? o->kfield : pl[i].name);
+		if (o && o->op == 'p')
+			buf_printf(out, "%ld", strtol(pl[i].value.s, NULL, 10) + 100);
+		else if (o && o->op == 'r')
+			rwbs_text(out, strtoul(pl[i].value.s, NULL, 10));
+		else
+			buf_puts(out, pl[i].value.s);
 	}
 	free_members(ctx, nr_ctx);
 	free_members(pl, nr_pl);
@@ -1261,6 +1416,7 @@ static int cmd_match(char **argv)
 
 int main(int argc, char **argv)
 {
+	load_map();
 	if (argc >= 5 && !strcmp(argv[1], "ftrace"))
 		return cmd_ftrace(argc - 2, argv + 2);
 	if (argc == 2 && !strcmp(argv[1], "ctf"))

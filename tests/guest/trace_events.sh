@@ -53,16 +53,21 @@ fork_exec_exit_seen() {
 	expect "forkexec workload status" "$(kv "$out" status)" 0
 	[ -n "$parent" ] && [ -n "$child" ] || { echo "# workload said '$out'"; bad=1; return 1; }
 	fork=$(events "$f" ev=sched_process_fork F.child_pid="$child")
-	exec=$(events "$f" ev=sched_process_exec F.pid="$child")
-	exit=$(events "$f" ev=sched_process_exit F.pid="$child")
+	exec=$(events "$f" ev=sched_process_exec F.tid="$child")
+	exit=$(events "$f" ev=sched_process_exit F.tid="$child")
 	expect "sched_process_fork events with child_pid=$child" "$(grep -c . <<<"$fork")" 1
-	expect "sched_process_exec events with pid=$child" "$(grep -c . <<<"$exec")" 1
-	expect "sched_process_exit events with pid=$child" "$(grep -c . <<<"$exit")" 1
+	expect "sched_process_exec events with tid=$child" "$(grep -c . <<<"$exec")" 1
+	expect "sched_process_exit events with tid=$child" "$(grep -c . <<<"$exit")" 1
+	# lttng-modules' fork: *_tid the threads, *_pid their processes.
 	expect "fork parent_pid" "$(field F.parent_pid <<<"$fork")" "$parent"
+	expect "fork parent_tid" "$(field F.parent_tid <<<"$fork")" "$parent"
+	expect "fork child_tid" "$(field F.child_tid <<<"$fork")" "$child"
+	expect "fork child_ns_inum" "$(field F.child_ns_inum <<<"$fork")" \
+		"$(stat -L -c %i /proc/self/ns/pid)"
 	expect "fork parent_comm" "$(field F.parent_comm <<<"$fork")" trace_workload
 	expect "fork child_comm" "$(field F.child_comm <<<"$fork")" trace_workload
 	expect "exec filename" "$(field F.filename <<<"$exec")" "$exec_target"
-	expect "exec old_pid" "$(field F.old_pid <<<"$exec")" "$child"
+	expect "exec old_tid" "$(field F.old_tid <<<"$exec")" "$child"
 	expect "exit comm" "$(field F.comm <<<"$exit")" tev-true
 	if [ "$(grep -c . <<<"$fork$exec$exit")" = 3 ]; then
 		local lf le lx
@@ -74,7 +79,7 @@ fork_exec_exit_seen() {
 			bad=1
 		fi
 	fi
-	[ $bad = 0 ] || show "$name" "pid = ($parent|$child)[,} ]"
+	[ $bad = 0 ] || show "$name" "(pid|tid) = ($parent|$child)[,} ]"
 	[ $bad = 0 ]
 }
 
@@ -83,7 +88,7 @@ case_list_kernel_events() {
 	log=$top/list.log
 	out=$(timeout -s KILL 60 lttng list -k 2>&1)
 	echo "$out" >"$log"
-	for ev in sched_switch irq_handler_entry sched_process_fork softirq_entry; do
+	for ev in sched_switch irq_handler_entry sched_process_fork irq_softirq_entry; do
 		if ! grep -qE "^[[:space:]]+${ev}[[:space:]]" <<<"$out"; then
 			echo "# 'lttng list -k' does not list $ev"
 			ok=0
@@ -153,23 +158,23 @@ pingpong_session() {
 }
 
 # Each handoff is one switch, both ways (see trace_workload.c), with the
-# names, the priorities (prio = 99 - rt priority 10) and the CPU of the
-# two threads.
+# names, the priorities (the kernel's 99 - rt priority 10 = 89, minus 100
+# as lttng-modules records it: -11) and the CPU of the two threads.
 case_pingpong_sched_switch() {
 	local bad=0 a b cpu n=$pingpong_n f=$top/pingpong.ev
 	pingpong_session || return 1
 	a=$pp_a b=$pp_b cpu=$pp_cpu
-	expect "switches prev_pid=$a next_pid=$b" \
-		"$(count $f ev=sched_switch F.prev_pid="$a" F.next_pid="$b")" "$n"
-	expect "switches prev_pid=$b next_pid=$a" \
-		"$(count $f ev=sched_switch F.prev_pid="$b" F.next_pid="$a")" "$n"
-	expect "switches tev-ping -> tev-pong, prio 89, on CPU $cpu" \
-		"$(count $f ev=sched_switch P.cpu_id="$cpu" F.prev_pid="$a" F.next_pid="$b" \
-			F.prev_comm=tev-ping F.next_comm=tev-pong F.prev_prio=89 F.next_prio=89)" "$n"
-	expect "switches tev-pong -> tev-ping, prio 89, on CPU $cpu" \
-		"$(count $f ev=sched_switch P.cpu_id="$cpu" F.prev_pid="$b" F.next_pid="$a" \
-			F.prev_comm=tev-pong F.next_comm=tev-ping F.prev_prio=89 F.next_prio=89)" "$n"
-	[ $bad = 0 ] || show pingpong "_pid = ($a|$b)[,} ]"
+	expect "switches prev_tid=$a next_tid=$b" \
+		"$(count $f ev=sched_switch F.prev_tid="$a" F.next_tid="$b")" "$n"
+	expect "switches prev_tid=$b next_tid=$a" \
+		"$(count $f ev=sched_switch F.prev_tid="$b" F.next_tid="$a")" "$n"
+	expect "switches tev-ping -> tev-pong, prio -11, on CPU $cpu" \
+		"$(count $f ev=sched_switch P.cpu_id="$cpu" F.prev_tid="$a" F.next_tid="$b" \
+			F.prev_comm=tev-ping F.next_comm=tev-pong F.prev_prio=-11 F.next_prio=-11)" "$n"
+	expect "switches tev-pong -> tev-ping, prio -11, on CPU $cpu" \
+		"$(count $f ev=sched_switch P.cpu_id="$cpu" F.prev_tid="$b" F.next_tid="$a" \
+			F.prev_comm=tev-pong F.next_comm=tev-ping F.prev_prio=-11 F.next_prio=-11)" "$n"
+	[ $bad = 0 ] || show pingpong "_tid = ($a|$b)[,} ]"
 	[ $bad = 0 ]
 }
 
@@ -187,20 +192,20 @@ between() {
 case_pingpong_sched_wakeup() {
 	local bad=0 a=$pp_a b=$pp_b cpu=$pp_cpu n=$pingpong_n f=$top/pingpong.ev from to
 	[ $pp_ok = 1 ] || { echo "# the ping-pong session failed"; return 1; }
-	from=$(events $f ev=sched_switch F.prev_pid="$a" F.next_pid="$b" | head -n 1 | field ln)
-	to=$(events $f ev=sched_switch F.prev_pid="$b" F.next_pid="$a" | tail -n 1 | field ln)
+	from=$(events $f ev=sched_switch F.prev_tid="$a" F.next_tid="$b" | head -n 1 | field ln)
+	to=$(events $f ev=sched_switch F.prev_tid="$b" F.next_tid="$a" | tail -n 1 | field ln)
 	[ -n "$from" ] && [ -n "$to" ] || { echo "# no ping-pong switches"; return 1; }
-	expect "wakeups of pid $a" \
-		"$(events $f ev=sched_wakeup F.pid="$a" | between "$from" "$to" | wc -l)" "$n"
-	expect "wakeups of pid $b" \
-		"$(events $f ev=sched_wakeup F.pid="$b" | between "$from" "$to" | wc -l)" $((n - 1))
-	expect "wakeups of tev-ping, prio 89, target_cpu $cpu, on CPU $cpu" \
-		"$(events $f ev=sched_wakeup P.cpu_id="$cpu" F.pid="$a" F.comm=tev-ping F.prio=89 \
+	expect "wakeups of tid $a" \
+		"$(events $f ev=sched_wakeup F.tid="$a" | between "$from" "$to" | wc -l)" "$n"
+	expect "wakeups of tid $b" \
+		"$(events $f ev=sched_wakeup F.tid="$b" | between "$from" "$to" | wc -l)" $((n - 1))
+	expect "wakeups of tev-ping, prio -11, target_cpu $cpu, on CPU $cpu" \
+		"$(events $f ev=sched_wakeup P.cpu_id="$cpu" F.tid="$a" F.comm=tev-ping F.prio=-11 \
 			F.target_cpu="$cpu" | between "$from" "$to" | wc -l)" "$n"
-	expect "wakeups of tev-pong, prio 89, target_cpu $cpu, on CPU $cpu" \
-		"$(events $f ev=sched_wakeup P.cpu_id="$cpu" F.pid="$b" F.comm=tev-pong F.prio=89 \
+	expect "wakeups of tev-pong, prio -11, target_cpu $cpu, on CPU $cpu" \
+		"$(events $f ev=sched_wakeup P.cpu_id="$cpu" F.tid="$b" F.comm=tev-pong F.prio=-11 \
 			F.target_cpu="$cpu" | between "$from" "$to" | wc -l)" $((n - 1))
-	[ $bad = 0 ] || show pingpong "sched_wakeup: .* pid = ($a|$b)[,} ]"
+	[ $bad = 0 ] || show pingpong "sched_wakeup: .* tid = ($a|$b)[,} ]"
 	[ $bad = 0 ]
 }
 
@@ -221,8 +226,8 @@ case_contexts() {
 	child=$(kv "$out" child)
 	read_trace contexts
 	bt_clean $? contexts
-	line=$(events $f ev=sched_process_exit F.pid="$child")
-	expect "sched_process_exit events with pid=$child" "$(grep -c . <<<"$line")" 1
+	line=$(events $f ev=sched_process_exit F.tid="$child")
+	expect "sched_process_exit events with tid=$child" "$(grep -c . <<<"$line")" 1
 	for t in pid tid vpid vtid; do
 		expect "context $t" "$(field C.$t <<<"$line")" "$child"
 	done
@@ -232,7 +237,7 @@ case_contexts() {
 	expect "context ppid" "$(field C.ppid <<<"$line")" "$parent"
 	expect "packet cpu_id" "$(field P.cpu_id <<<"$line")" $cpu
 	expect "payload comm" "$(field F.comm <<<"$line")" tev-nice7
-	expect "payload prio (p->prio: 120 + nice)" "$(field F.prio <<<"$line")" 127
+	expect "payload prio (lttng-modules: p->prio - 100 = 20 + nice)" "$(field F.prio <<<"$line")" 27
 	[ $bad = 0 ] || show contexts "pid = ${child}[,} ]"
 	[ $bad = 0 ]
 }
