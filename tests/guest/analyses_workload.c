@@ -15,6 +15,7 @@
  *                       O_DIRECT to DISK (one write() each), the
  *                       disk's dev_t as the kernel encodes it
  *   mem_tid             a child that touches 2000 new anonymous pages
+ *   parent              this process
  *
  * usage: analyses_workload DISK
  */
@@ -167,6 +168,7 @@ int main(int argc, char **argv)
 	bad |= child("sleep_tid", "an-sleep", sleep_fn, NULL);
 	bad |= child("io_tid", "an-io", io_fn, argv[1]);
 	bad |= child("mem_tid", "an-mem", mem_fn, NULL);
+	printf("parent=%d\n", getpid());
 	/* The kernel's dev_t: major << 20 | minor (include/linux/kdev_t.h). */
 	printf("io_dev=%u\n", major(st.st_rdev) << 20 | minor(st.st_rdev));
 	printf("sys_getppid=%d\nsys_enoent=%d\nsleeps=%d\nio_blocks=%d\nmem_pages=%d\n",
