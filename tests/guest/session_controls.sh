@@ -47,8 +47,8 @@
 #     running session, then "lttng regenerate metadata": the trace's
 #     metadata (babeltrace2 -o ctf-metadata) is one text, not two, whose
 #     clock offset is the new wall clock minus the uptime (within 2 s;
-#     the old one is a day off), and the two workloads recorded before
-#     and after are both whole.
+#     the old one is a day off) and whose clock uuid is the boot id, and
+#     the two workloads recorded before and after are both whole.
 #   relay_regenerate_metadata: the same for a session streamed to
 #     lttng-relayd, whose copy of the metadata is rewritten too.
 # requires: lttng-tools 2.13 (lttng-relayd too), babeltrace2, strace,
@@ -448,7 +448,7 @@ live_case() {
 # regenerate_metadata NAME CREATE-OPTIONS...: the clock offset measured
 # again, the metadata file rewritten (lttng-relayd's too, for net://).
 regenerate_metadata_case() {
-	local name=$1 a b up want got n dir t=$top/$1.txt m=$top/$1.meta
+	local name=$1 a b up want got uuid n dir t=$top/$1.txt m=$top/$1.meta
 	shift
 	session "$name" "$@" || return 1
 	lt lttng start || return 1
@@ -469,9 +469,12 @@ regenerate_metadata_case() {
 	read_trace "$dir" "$t" || return 1
 	babeltrace2 -o ctf-metadata "$dir/kernel" >"$m" || return 1
 	got=$(sed -n 's/^[[:space:]]*offset_s = \([0-9-]*\);.*/\1/p' "$m")
+	uuid=$(sed -n '/^clock {/,/^}/s/^[[:space:]]*uuid = "\(.*\)";/\1/p' "$m")
 	echo "# clock blocks: $(grep -c '^clock {' "$m"), trace blocks:" \
-		"$(grep -c '^trace {' "$m"), offset_s $got, want $want +- 2"
-	[ "$(grep -c '^clock {' "$m")" = 1 ] &&
+		"$(grep -c '^trace {' "$m"), offset_s $got, want $want +- 2;" \
+		"clock uuid $uuid, boot id $(cat /proc/sys/kernel/random/boot_id)"
+	[ "$uuid" = "$(cat /proc/sys/kernel/random/boot_id)" ] &&
+		[ "$(grep -c '^clock {' "$m")" = 1 ] &&
 		[ "$(grep -c '^trace {' "$m")" = 1 ] &&
 		[ -n "$got" ] && [ "$got" -ge $((want - 2)) ] &&
 		[ "$got" -le $((want + 2)) ] &&
