@@ -83,12 +83,13 @@ if listen cls 20; then
 fi
 check syscall_filtered_capture "$got" "$want"
 
-# 3. sched_process_exec: three programs under /tmp/triggers, their pids.
+# 3. sched_process_exec: three programs under /tmp/triggers, their thread
+# ids (tid, as lttng-modules names the field).
 mkdir -p "$top/bin"
 for i in 1 2 3; do cp /bin/true "$top/bin/t$i"; done
 lt lttng add-trigger --name exe --condition event-rule-matches --type=kernel \
 	--name=sched_process_exec --filter="filename == \"$top/bin/*\"" \
-	--capture=filename --capture=pid --action notify
+	--capture=filename --capture=tid --action notify
 want= got=
 if listen exe 3; then
 	for i in 1 2 3; do
