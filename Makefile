@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # LTTng for Linux staging: the two commands of the README, and the steps.
 #   make demo   prepare, build, boot, show the tracer answering the tools
+#   make demo-analyses  lttng-analyses on a trace the guest recorded
 #   make test   every test, ending with "N passed, N failed"
 #   make test-debug  the guest tests on the debug kernel
 #   make bench  the benchmarks against ftrace, with their figures
@@ -8,6 +9,10 @@ VARIANT ?= modules
 
 demo: deps
 	scripts/demo --variant $(VARIANT)
+
+# LTTng's analyses (lttng-analyses) on a trace of the guest, on the host.
+demo-analyses: deps
+	scripts/demo --variant $(VARIANT) --analyses
 
 test: deps
 	tests/run
@@ -41,4 +46,4 @@ bench: deps
 run: image
 	scripts/qemu-run --variant $(VARIANT) -- bash -c '$(CMD)'
 
-.PHONY: demo test test-debug deps prepare build image run bench
+.PHONY: demo demo-analyses test test-debug deps prepare build image run bench
