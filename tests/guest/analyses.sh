@@ -27,13 +27,13 @@ lttng_setup /tmp/analyses
 # lttng-analyses-record's list (python3-lttnganalyses 0.6.1), word for word.
 events=sched_switch,sched_wakeup,sched_waking,block_rq_complete,block_rq_issue,block_bio_remap,block_bio_backmerge,netif_receive_skb,net_dev_xmit,sched_process_fork,sched_process_exec,lttng_statedump_process_state,lttng_statedump_file_descriptor,lttng_statedump_block_device,mm_vmscan_wakeup_kswapd,mm_page_free,mm_page_alloc,block_dirty_buffer,irq_handler_entry,irq_handler_exit,softirq_entry,softirq_exit,softirq_raise,irq_softirq_entry,irq_softirq_exit,irq_softirq_raise,kmem_mm_page_alloc,kmem_mm_page_free
 # The names lttng-modules 2.13 has on this kernel; the others (the old
-# spellings, netif_receive_skb renamed net_if_receive_skb, and
-# lttng_statedump_block_device, not dumped yet: see the driver TODO) are
-# not, and the script warns about them as it does on lttng-modules.
+# spellings, netif_receive_skb renamed net_if_receive_skb) are not, and
+# the script warns about them as it does on lttng-modules.
 known="sched_switch sched_wakeup sched_waking block_rq_complete block_rq_issue
 	block_bio_remap block_bio_backmerge net_dev_xmit sched_process_fork
 	sched_process_exec lttng_statedump_process_state
-	lttng_statedump_file_descriptor mm_vmscan_wakeup_kswapd block_dirty_buffer
+	lttng_statedump_file_descriptor lttng_statedump_block_device
+	mm_vmscan_wakeup_kswapd block_dirty_buffer
 	irq_handler_entry irq_handler_exit irq_softirq_entry irq_softirq_exit
 	irq_softirq_raise kmem_mm_page_alloc kmem_mm_page_free"
 
@@ -78,7 +78,8 @@ if lt lttng create analyses -o "$out/trace" &&
 	lt lttng enable-event -k -c chan1 --syscall -a &&
 	lt lttng start; then
 	disk_irqs >"$top/irq.before"
-	if "$(dirname "$0")/analyses_workload" /dev/vda >"$out/truth" 2>"$top/workload.err"; then
+	if "$(dirname "$0")/analyses_workload" /dev/vda >"$out/truth" 2>"$top/workload.err" &&
+		echo "io_disk=vda" >>"$out/truth"; then
 		recorded=1
 	else
 		sed 's/^/# workload: /' "$top/workload.err"

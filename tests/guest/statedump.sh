@@ -23,7 +23,8 @@
 #     O_CLOEXEC included.
 #   interrupts: the (irq, chip, action) triples are those of
 #     /sys/kernel/irq (/proc/interrupts hides some lines, cascade's).
-#   network: lo is 127.0.0.1 (2130706433).
+#   network: lo is 127.0.0.1 (0x7F000001).
+#   block_devices: the (dev_t, name) pairs are those of /proc/partitions.
 #   cpus: one cpu_topology per possible CPU; each online one with the
 #     vendor, family, model, model name, physical id, core id and cores of
 #     /proc/cpuinfo.
@@ -36,8 +37,8 @@
 # requires: lttng-tools 2.13, babeltrace2, unshare (util-linux), root
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/lttng_env.sh"
-cases="listed bounds threads namespaces files interrupts network cpus
-	regenerate other_session"
+cases="listed bounds threads namespaces files interrupts network
+	block_devices cpus regenerate other_session"
 ktap_plan "$(wc -w <<<"$cases")"
 
 skip_all() { ktap_skip_all "$1" $cases; }
@@ -111,11 +112,11 @@ lttng list -k >"$top/list.txt" 2>&1
 n=0
 for e in start end process_state process_pid_ns process_user_ns \
 	process_cgroup_ns process_ipc_ns process_mnt_ns process_net_ns \
-	process_uts_ns process_time_ns file_descriptor interrupt \
+	process_uts_ns process_time_ns file_descriptor block_device interrupt \
 	network_interface cpu_topology; do
 	grep -q "^ *lttng_statedump_$e " "$top/list.txt" && n=$((n + 1))
 done
-want "statedump events listed" "$n" 15
+want "statedump events listed" "$n" 16
 ktap_status listed $?
 
 # The first dump: from the first start to the first end.
@@ -250,8 +251,24 @@ interrupts_case() {
 interrupts_case
 ktap_status interrupts $?
 
-grep -q 'lttng_statedump_network_interface: .*{ name = "lo", address_ipv4 = 2130706433 }' "$first"
+grep -q 'lttng_statedump_network_interface: .*{ name = "lo", address_ipv4 = 0x7F000001 }' "$first"
 ktap_status network $?
+
+# /proc/partitions' disks and partitions, as "DEV NAME" with the
+# kernel's dev_t (major << 20 | minor).
+block_case() {
+	awk 'NR > 2 && NF == 4 { printf "%d %s\n", $1 * 1048576 + $2, $4 }' \
+		/proc/partitions | sort >"$top/bdev.proc"
+	grep "lttng_statedump_block_device:" "$first" | while read -r l; do
+		echo "$(val "$l" dev) $(val "$l" diskname | tr -d '"')"
+	done | sort >"$top/bdev.trace"
+	echo "# $(wc -l <"$top/bdev.proc") block devices in /proc/partitions, $(wc -l <"$top/bdev.trace") dumped"
+	diff "$top/bdev.proc" "$top/bdev.trace" >"$top/bdev.diff" && [ -s "$top/bdev.proc" ] && return 0
+	sed 's/^/# /' "$top/bdev.diff" | head -10
+	return 1
+}
+block_case
+ktap_status block_devices $?
 
 cpus_case() {
 	local cpu l ok=0 key
