@@ -212,7 +212,9 @@ for cpu in $(seq 0 $((ncpu - 1))); do
 	"$td" ftrace $tfs "$cpu" $present >$top/ftrace.$cpu 2>>"$log" ||
 		lost+=" cpu$cpu: trace_diff ftrace failed ($(tail -n 1 "$log"))"
 done
+# ftrace as the boot left it, for the tests after this one.
 echo 1408 >$tfs/buffer_size_kb
+echo 1 >$tfs/tracing_on
 babeltrace2 $top/lttng >$top/bt.txt 2>$top/bt.err
 bt_st=$?
 [ $bt_st = 0 ] && [ ! -s $top/bt.err ] ||
