@@ -4,23 +4,25 @@
 #              fixed-size fields are assigned in the ring buffer in place,
 #              their data moved over the loc words (lttng-record.c), and
 #              read back as the test module tail_strings.ko gave them: a
-#              sequence and its length, a __rel_loc string, empty strings
-#              and sequences.  A string given a shorter text than the room
-#              its probe sized ends at its text when it is the last field
-#              (the ring buffer takes the rest of the record back), and is
-#              padded with '#' to its room when another field follows.
-#              With a filter, the same events are written from the scratch
-#              area, where both end at their text.  A string whose room is
-#              too short to cover the loc word before it is written from
-#              the scratch area.  Nothing is lost.
+#              sequence and its length, a __rel_loc string, an empty last
+#              string; empty strings and sequences.  A string given a
+#              shorter text than the room its probe sized ends at its text
+#              when it is the last field (the ring buffer takes the rest of
+#              the record back), and is padded with '#' to its room when
+#              another field follows.  With a filter, the same events are
+#              written from the scratch area, where both end at their text.
+#              A string whose room is too short to cover the loc word
+#              before it, and a __rel_loc string whose data would come
+#              before the end of its loc word (short fields before it), are
+#              written from the scratch area.  Nothing is lost.
 # requires: lttng-tools 2.13, babeltrace 1.5 (babeltrace2 2.0 misreads
 #           empty strings, see module_events.sh), babeltrace2,
 #           tail_strings.ko next to this script
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/lttng_env.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-names="commands_ok in_place_last in_place_middle_padded in_place_seq in_place_rel_and_empty short_room_from_scratch filtered_from_scratch nothing_lost"
-ktap_plan 8
+names="commands_ok in_place_last in_place_middle_padded in_place_seq empty_fields short_room_from_scratch rel_before_its_loc_from_scratch filtered_from_scratch nothing_lost"
+ktap_plan 9
 command -v lttng-sessiond >/dev/null && command -v babeltrace >/dev/null &&
 	command -v babeltrace2 >/dev/null ||
 	ktap_skip_all "lttng-tools, babeltrace or babeltrace2 not installed" $names
@@ -69,22 +71,24 @@ has() {
 t0=$top/s0.txt t1=$top/s1.txt
 ktap_check in_place_last eval 'has $t0 tail_last "id = 1, text = \"ab\"" &&
 	has $t0 tail_last "id = 2, text = \"exact\""'
-ktap_check in_place_middle_padded \
-	has $t0 tail_middle 'id = 3, text = "ab########", last = "last"'
+ktap_check in_place_middle_padded eval 'has $t0 tail_middle "id = 3, text = \"ab########\", last = \"last\"" &&
+	has $t0 tail_middle "id = 9, text = \"ab########\", last = \"\""'
 ktap_check in_place_seq has $t0 tail_seq \
 	'id = 4, _vals_length = 3, vals = [ [0] = 7, [1] = 300, [2] = 65535 ], rel = "relative", name = "name"'
-ktap_check in_place_rel_and_empty has $t0 tail_seq \
+ktap_check empty_fields has $t0 tail_seq \
 	'id = 5, _vals_length = 0, vals = [ ], rel = "", name = ""'
 ktap_check short_room_from_scratch eval 'has $t0 tail_short "flag = 6, s = \"\"" &&
 	has $t0 tail_short "flag = 7, s = \"abcdefgh\""'
+ktap_check rel_before_its_loc_from_scratch has $t0 tail_seq \
+	'id = 8, _vals_length = 1, vals = [ [0] = 7 ], rel = "r", name = "n"'
 ktap_check filtered_from_scratch eval 'has $t1 tail_last "id = 1, text = \"ab\"" &&
 	has $t1 tail_middle "id = 3, text = \"ab\", last = \"last\"" &&
 	has $t1 tail_seq "id = 4, _vals_length = 3, vals = [ [0] = 7, [1] = 300, [2] = 65535 ], rel = \"relative\", name = \"name\"" &&
-	[ "$(grep -c " tail_" $t1)" = 5 ]'
-# Seven records in s0, five in s1, both readers clean, none discarded.
+	[ "$(grep -c " tail_" $t1)" = 7 ]'
+# Nine records in s0, seven in s1, both readers clean, none discarded.
 sed 's/^/# /' $top/s0.err $top/s1.err | grep -v "exit 0" | head -n 5
-ktap_check nothing_lost eval '[ "$(grep -c " tail_" $t0)" = 7 ] &&
-	[ "$(grep -c " tail_" $top/s0.bt2)" = 7 ] &&
+ktap_check nothing_lost eval '[ "$(grep -c " tail_" $t0)" = 9 ] &&
+	[ "$(grep -c " tail_" $top/s0.bt2)" = 9 ] &&
 	[ "$(grep -vc "exit 0" $top/s0.err)" = 0 ] &&
 	[ "$(grep -vc "exit 0" $top/s1.err)" = 0 ]'
 lttng_teardown

@@ -18,8 +18,11 @@ static int tail_strings_fire(const char *val, const struct kernel_param *kp)
 	trace_tail_last(1, "0123456789", "ab");
 	trace_tail_last(2, "exact", "exact");
 	trace_tail_middle(3, "0123456789", "ab", "last");
+	trace_tail_middle(9, "0123456789", "ab", "");
 	trace_tail_seq(4, vals, ARRAY_SIZE(vals), "relative", "name");
 	trace_tail_seq(5, vals, 0, "", "");
+	/* One element: rel's data would start before its loc word's end. */
+	trace_tail_seq(8, vals, 1, "r", "n");
 	trace_tail_short(6, "");
 	trace_tail_short(7, "abcdefgh");
 	return 0;
