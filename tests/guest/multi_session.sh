@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # description: two kernel sessions trace at once, each sees every event the
 #              test caused; disable-event, disable-channel and a stopped
-#              session record nothing more; a glob enabler picks exactly
-#              the events it matches
+#              session record nothing more, enable-channel on a running
+#              session and a restart record again; a glob enabler picks
+#              exactly the events it matches
 # requires: lttng-tools 2.13 and babeltrace2 in the guest
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/lttng_env.sh"
@@ -42,9 +43,12 @@ p3=$(forks 30)
 run lttng enable-event -k -s a -c c0 sched_process_fork || ok=0
 run lttng disable-channel -k -s b c0 || ok=0
 p4=$(forks 20)
-run lttng stop b || ok=0
 run lttng enable-channel -k -s b c0 || ok=0
+p4b=$(forks 15)
+run lttng stop b || ok=0
 p5=$(forks 10)
+run lttng start b || ok=0
+p5b=$(forks 7)
 run lttng stop a || ok=0
 p6=$(forks 5)
 run lttng destroy a || ok=0
@@ -52,13 +56,13 @@ run lttng destroy b || ok=0
 [ $ok = 1 ] || sed 's/^/# /' "$log"
 ktap_check "two_sessions_commands_ok" [ $ok = 1 ]
 
-got_a="$(count $top/a "$p1") $(count $top/a "$p2") $(count $top/a "$p3") $(count $top/a "$p4") $(count $top/a "$p5") $(count $top/a "$p6")"
-want_a="100 50 0 20 10 0"
+got_a="$(count $top/a "$p1") $(count $top/a "$p2") $(count $top/a "$p3") $(count $top/a "$p4") $(count $top/a "$p4b") $(count $top/a "$p5") $(count $top/a "$p5b") $(count $top/a "$p6")"
+want_a="100 50 0 20 15 10 7 0"
 echo "# session a, forks per phase: got $got_a, want $want_a"
 ktap_check "session_a_sees_its_phases" [ "$got_a" = "$want_a" ]
 
-got_b="$(count $top/b "$p1") $(count $top/b "$p2") $(count $top/b "$p3") $(count $top/b "$p4") $(count $top/b "$p5") $(count $top/b "$p6")"
-want_b="0 50 30 0 0 0"
+got_b="$(count $top/b "$p1") $(count $top/b "$p2") $(count $top/b "$p3") $(count $top/b "$p4") $(count $top/b "$p4b") $(count $top/b "$p5") $(count $top/b "$p5b") $(count $top/b "$p6")"
+want_b="0 50 30 0 15 0 7 5"
 echo "# session b, forks per phase: got $got_b, want $want_b"
 ktap_check "session_b_sees_its_phases" [ "$got_b" = "$want_b" ]
 

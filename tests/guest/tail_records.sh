@@ -14,15 +14,18 @@
 #              A string whose room is too short to cover the loc word
 #              before it, and a __rel_loc string whose data would come
 #              before the end of its loc word (short fields before it), are
-#              written from the scratch area.  Nothing is lost.
+#              written from the scratch area.  A last string written by
+#              __assign_str_len() with a NUL inside its room ends at that
+#              NUL: only the string copy of __assign_str() vouches for its
+#              text (LTTNG_PROBE_LOC_TEXT).  Nothing is lost.
 # requires: lttng-tools 2.13, babeltrace 1.5 (babeltrace2 2.0 misreads
 #           empty strings, see module_events.sh), babeltrace2,
 #           tail_strings.ko next to this script
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/lttng_env.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-names="commands_ok in_place_last in_place_middle_padded in_place_seq empty_fields short_room_from_scratch rel_before_its_loc_from_scratch filtered_from_scratch nothing_lost"
-ktap_plan 9
+names="commands_ok in_place_last in_place_middle_padded in_place_seq empty_fields short_room_from_scratch rel_before_its_loc_from_scratch text_by_other_means_checked filtered_from_scratch nothing_lost"
+ktap_plan 10
 command -v lttng-sessiond >/dev/null && command -v babeltrace >/dev/null &&
 	command -v babeltrace2 >/dev/null ||
 	ktap_skip_all "lttng-tools, babeltrace or babeltrace2 not installed" $names
@@ -81,14 +84,16 @@ ktap_check short_room_from_scratch eval 'has $t0 tail_short "flag = 6, s = \"\""
 	has $t0 tail_short "flag = 7, s = \"abcdefgh\""'
 ktap_check rel_before_its_loc_from_scratch has $t0 tail_seq \
 	'id = 8, _vals_length = 1, vals = [ [0] = 7 ], rel = "r", name = "n"'
+ktap_check text_by_other_means_checked eval 'has $t0 tail_len "id = 10, text = \"ab\"" &&
+	has $t0 tail_len "id = 11, text = \"abcde\""'
 ktap_check filtered_from_scratch eval 'has $t1 tail_last "id = 1, text = \"ab\"" &&
 	has $t1 tail_middle "id = 3, text = \"ab\", last = \"last\"" &&
 	has $t1 tail_seq "id = 4, _vals_length = 3, vals = [ [0] = 7, [1] = 300, [2] = 65535 ], rel = \"relative\", name = \"name\"" &&
 	[ "$(grep -c " tail_" $t1)" = 7 ]'
-# Nine records in s0, seven in s1, both readers clean, none discarded.
+# Eleven records in s0, seven in s1, both readers clean, none discarded.
 sed 's/^/# /' $top/s0.err $top/s1.err | grep -v "exit 0" | head -n 5
-ktap_check nothing_lost eval '[ "$(grep -c " tail_" $t0)" = 9 ] &&
-	[ "$(grep -c " tail_" $top/s0.bt2)" = 9 ] &&
+ktap_check nothing_lost eval '[ "$(grep -c " tail_" $t0)" = 11 ] &&
+	[ "$(grep -c " tail_" $top/s0.bt2)" = 11 ] &&
 	[ "$(grep -vc "exit 0" $top/s0.err)" = 0 ] &&
 	[ "$(grep -vc "exit 0" $top/s1.err)" = 0 ]'
 lttng_teardown

@@ -25,6 +25,9 @@ static int tail_strings_fire(const char *val, const struct kernel_param *kp)
 	trace_tail_seq(8, vals, 1, "r", "n");
 	trace_tail_short(6, "");
 	trace_tail_short(7, "abcdefgh");
+	/* A NUL inside the room: the text ends there. */
+	trace_tail_len(10, "ab\0cd", 5);
+	trace_tail_len(11, "abcde", 5);
 	return 0;
 }
 

@@ -86,6 +86,24 @@ TRACE_EVENT(tail_short,
 	TP_printk("flag=%u s=%s", __entry->flag, __get_str(s))
 );
 
+/*
+ * A string written by __assign_str_len(), not by the string copy that
+ * vouches for its text: @len bytes of @text, NULs included.
+ */
+TRACE_EVENT(tail_len,
+	TP_PROTO(int id, const char *text, int len),
+	TP_ARGS(id, text, len),
+	TP_STRUCT__entry(
+		__field(int, id)
+		__string_len(text, text, len)
+	),
+	TP_fast_assign(
+		__entry->id = id;
+		__assign_str_len(text, text, len);
+	),
+	TP_printk("id=%d text=%s", __entry->id, __get_str(text))
+);
+
 #endif /* _TAIL_STRINGS_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH
