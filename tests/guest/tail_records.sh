@@ -17,7 +17,9 @@
 #              written from the scratch area.  A last string written by
 #              __assign_str_len() with a NUL inside its room ends at that
 #              NUL: only the string copy of __assign_str() vouches for its
-#              text (LTTNG_PROBE_LOC_TEXT).  Nothing is lost.
+#              text (LTTNG_PROBE_LOC_TEXT), and a second copy into the same
+#              field takes that back; a string longer than its room is
+#              cut to it.  Nothing is lost.
 # requires: lttng-tools 2.13, babeltrace 1.5 (babeltrace2 2.0 misreads
 #           empty strings, see module_events.sh), babeltrace2,
 #           tail_strings.ko next to this script
@@ -73,7 +75,8 @@ has() {
 }
 t0=$top/s0.txt t1=$top/s1.txt
 ktap_check in_place_last eval 'has $t0 tail_last "id = 1, text = \"ab\"" &&
-	has $t0 tail_last "id = 2, text = \"exact\""'
+	has $t0 tail_last "id = 2, text = \"exact\"" &&
+	has $t0 tail_last "id = 12, text = \"abcd\""'
 ktap_check in_place_middle_padded eval 'has $t0 tail_middle "id = 3, text = \"ab########\", last = \"last\"" &&
 	has $t0 tail_middle "id = 9, text = \"ab########\", last = \"\""'
 ktap_check in_place_seq has $t0 tail_seq \
@@ -85,15 +88,17 @@ ktap_check short_room_from_scratch eval 'has $t0 tail_short "flag = 6, s = \"\""
 ktap_check rel_before_its_loc_from_scratch has $t0 tail_seq \
 	'id = 8, _vals_length = 1, vals = [ [0] = 7 ], rel = "r", name = "n"'
 ktap_check text_by_other_means_checked eval 'has $t0 tail_len "id = 10, text = \"ab\"" &&
-	has $t0 tail_len "id = 11, text = \"abcde\""'
+	has $t0 tail_len "id = 11, text = \"abcde\"" &&
+	has $t0 tail_twice "id = 13, text = \"ab\""'
 ktap_check filtered_from_scratch eval 'has $t1 tail_last "id = 1, text = \"ab\"" &&
 	has $t1 tail_middle "id = 3, text = \"ab\", last = \"last\"" &&
 	has $t1 tail_seq "id = 4, _vals_length = 3, vals = [ [0] = 7, [1] = 300, [2] = 65535 ], rel = \"relative\", name = \"name\"" &&
-	[ "$(grep -c " tail_" $t1)" = 7 ]'
-# Eleven records in s0, seven in s1, both readers clean, none discarded.
+	has $t1 tail_last "id = 12, text = \"abcd\"" &&
+	[ "$(grep -c " tail_" $t1)" = 8 ]'
+# Thirteen records in s0, eight in s1, both readers clean, none discarded.
 sed 's/^/# /' $top/s0.err $top/s1.err | grep -v "exit 0" | head -n 5
-ktap_check nothing_lost eval '[ "$(grep -c " tail_" $t0)" = 11 ] &&
-	[ "$(grep -c " tail_" $top/s0.bt2)" = 11 ] &&
+ktap_check nothing_lost eval '[ "$(grep -c " tail_" $t0)" = 13 ] &&
+	[ "$(grep -c " tail_" $top/s0.bt2)" = 13 ] &&
 	[ "$(grep -vc "exit 0" $top/s0.err)" = 0 ] &&
 	[ "$(grep -vc "exit 0" $top/s1.err)" = 0 ]'
 lttng_teardown

@@ -17,6 +17,9 @@ static int tail_strings_fire(const char *val, const struct kernel_param *kp)
 	/* Sized for 10 bytes of text, given 2. */
 	trace_tail_last(1, "0123456789", "ab");
 	trace_tail_last(2, "exact", "exact");
+	/* Sized for 4 bytes of text, given 8: cut to the room. */
+	trace_tail_last(12, "abcd", "abcdefgh");
+	trace_tail_twice(13, "0123456789", "ab");
 	trace_tail_middle(3, "0123456789", "ab", "last");
 	trace_tail_middle(9, "0123456789", "ab", "");
 	trace_tail_seq(4, vals, ARRAY_SIZE(vals), "relative", "name");

@@ -87,6 +87,25 @@ TRACE_EVENT(tail_short,
 );
 
 /*
+ * A string assigned twice: first its whole room, then a shorter text; the
+ * second copy takes back what the first vouched for.
+ */
+TRACE_EVENT(tail_twice,
+	TP_PROTO(int id, const char *sized, const char *text),
+	TP_ARGS(id, sized, text),
+	TP_STRUCT__entry(
+		__field(int, id)
+		__string(text, sized)
+	),
+	TP_fast_assign(
+		__entry->id = id;
+		__assign_str(text, sized);
+		__assign_str(text, text);
+	),
+	TP_printk("id=%d text=%s", __entry->id, __get_str(text))
+);
+
+/*
  * A string written by __assign_str_len(), not by the string copy that
  * vouches for its text: @len bytes of @text, NULs included.
  */
