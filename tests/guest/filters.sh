@@ -8,8 +8,12 @@
 #   integer filters' truth table is computed here by bash's arithmetic,
 #   which has the same C operators.  Bytecode the tracer cannot run (a
 #   floating-point constant) is refused at enable-event, and a filter on a
-#   field the event lacks records nothing.  (lttng-tools itself refuses a
-#   filter on a kprobe or uprobe event: "not supported for Probe events".)
+#   field the event lacks records nothing.  A filter that replaces an
+#   event's rule while its session runs is obeyed from the next record,
+#   and the event records everything again when the unfiltered rule comes
+#   back (the tracer's fast path for unfiltered records must shut and
+#   reopen).  (lttng-tools itself refuses a filter on a kprobe or uprobe
+#   event: "not supported for Probe events".)
 # requires: lttng-tools 2.13, babeltrace2
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/lttng_env.sh"
@@ -45,7 +49,7 @@ other_filters=(
 	'ustring_order|syscall:openat|filename > "/tmp/flt/b" && filename < "/tmp/flt/c"|filename|/tmp/flt/b*ta /tmp/flt/beta'
 	'missing_field|syscall:close|nosuchfield == 1|fd|'
 )
-ktap_plan $(( ${#int_filters[@]} + ${#other_filters[@]} + 3 ))
+ktap_plan $(( ${#int_filters[@]} + ${#other_filters[@]} + 4 ))
 
 if ! command -v lttng-sessiond >/dev/null || ! command -v babeltrace2 >/dev/null; then
 	ktap_skip_all "lttng-tools or babeltrace2 not installed"
@@ -89,6 +93,25 @@ lt lttng stop f || ok=0
 lt lttng destroy f || ok=0
 [ "$wl_st" = 0 ] || { echo "# filter_workload failed: $wl_st"; ok=0; }
 [ $ok = 1 ] || sed 's/^/# /' "$log"
+
+# A running session: task_rename unfiltered, then only a filtered rule,
+# then the unfiltered rule again; the workload runs once in each phase.
+# ("disable-event" disables every rule of that name in the channel.)
+run_ok=1
+lt lttng create r -o "$top/run" || run_ok=0
+lt lttng enable-channel -k -s r --subbuf-size 64K --num-subbuf 2 run || run_ok=0
+lt lttng enable-event -k -s r -c run task_rename || run_ok=0
+lt lttng start r || run_ok=0
+"$wl" || run_ok=0
+lt lttng disable-event -k -s r -c run task_rename || run_ok=0
+lt lttng enable-event -k -s r -c run task_rename --filter 'newcomm == "flt3"' || run_ok=0
+"$wl" || run_ok=0
+lt lttng disable-event -k -s r -c run task_rename || run_ok=0
+lt lttng enable-event -k -s r -c run task_rename || run_ok=0
+"$wl" || run_ok=0
+lt lttng stop r || run_ok=0
+lt lttng destroy r || run_ok=0
+[ $run_ok = 1 ] || { echo "# the running-session phases failed"; sed 's/^/# /' "$log"; }
 
 # values CHANNEL EVENT FIELD: the FIELD values CHANNEL recorded, sorted.
 values() {
@@ -137,5 +160,14 @@ check two_filters_or "$(values two syscall_entry_close fd)" "100004 100011"
 [ "$dbl" != 0 ] && grep -qi "filter" "$top/dbl.out"
 ktap_status double_refused $?
 check double_records_nothing "$(values dbl syscall_entry_close fd)" ""
+# Phases 1 and 3 record the workload's twelve renames, phase 2 only flt3
+# (other processes' renames are left out: none is named flt*).
+all12="flt0 flt1 flt2 flt3 flt4 flt5 flt6 flt7 flt8 flt9 fltwl fltwl"
+want=$(tr ' ' '\n' <<<"$all12 flt3 $all12" | sort | tr '\n' ' ' | sed 's/ $//')
+got=$(babeltrace2 "$top/run" 2>"$top/bt-run.err" | grep " task_rename: " |
+	sed -n 's/.* newcomm = "\(flt[^"]*\)".*/\1/p' | sort | tr '\n' ' ' | sed 's/ $//')
+[ -s "$top/bt-run.err" ] && sed 's/^/# babeltrace2: /' "$top/bt-run.err"
+[ $run_ok = 1 ] || ok=0
+check filter_added_while_running "$got" "$want"
 lttng_teardown
 ktap_exit

@@ -12,7 +12,10 @@
 #     nothing on stderr but warnings about discarded records (none in the
 #     modules variant; the debug kernel's consumer cannot keep up).
 #   same_events: both print the same events, field for field, in the
-#     same order (babeltrace 1.5 prints a string's newline as is,
+#     same order but for events of one timestamp, which the two readers
+#     may order differently and which are compared as a set (without
+#     the time since the previous event, which that order changes)
+#     (babeltrace 1.5 prints a string's newline as is,
 #     babeltrace2 as \n; babeltrace2 2.0 shows an empty text array with
 #     an earlier event's value, a bug of its own, counted and accepted
 #     only where babeltrace 1.5 reads "").
@@ -73,6 +76,15 @@ echo "# discard warnings: babeltrace2 $(wc -l <"$b2.err"), babeltrace 1.5 $(wc -
 awk 'NR > 1 && !/^\[[0-9][0-9]:/ { printf "\\n%s", $0; next }
      NR > 1 { print "" } { printf "%s", $0 } END { print "" }' "$b1" >"$b1.joined"
 
+# tie_sorted FILE: FILE's lines without "(+delta) ", the lines of one
+# timestamp sorted among themselves (records, of one CPU or of two, can
+# share a timestamp; the readers may order such ties differently).
+tie_sorted() {
+	awk '$1 != ts { ts = $1; g++ }
+	     { sub(/ \(\+[0-9.?]+\)/, ""); printf "%09d\002%s\n", g, $0 }' "$1" |
+		LC_ALL=C sort -t $'\002' -k1,1 -k2 | cut -d $'\002' -f2-
+}
+
 # The lines of babeltrace2 ($1) and babeltrace 1.5 ($2) side by side: they
 # must be equal, but for one bug of babeltrace2 2.0: a text array that
 # holds an empty string (the hostname context of a task whose namespaces
@@ -80,7 +92,8 @@ awk 'NR > 1 && !/^\[[0-9][0-9]:/ { printf "\\n%s", $0; next }
 # (babeltrace review 4528, "string fields display the value of a previous
 # event").  Such a field, "" in babeltrace 1.5, is compared as "".
 same_lines() {
-	paste -d $'\001' "$b2" "$b1.joined" | awk -F $'\001' '
+	paste -d $'\001' <(tie_sorted "$b2") <(tie_sorted "$b1.joined") |
+		awk -F $'\001' '
 	$1 != $2 {
 		a = $1; b = $2; rest = b
 		while (match(rest, /[a-z_]+ = ""/)) {
